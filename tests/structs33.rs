@@ -290,3 +290,102 @@ fn the_callees_first_order_is_unchanged() {
         assert_close(d, fd, 1e-6, "inner_wave");
     }
 }
+
+// s b x_k x0: a callee with parameters besides the struct, a float the caller differentiates through
+// (`s = x2`) though the callee's `wrt(..)` leaves it out, and an index.
+#[differentiable(wrt(x), order = 2)]
+fn scaled(p: &Cfg, x: &[f64], s: f64, k: usize) -> f64 {
+    s * p.b * x[k] * x[0]
+}
+
+// x2 b x1 x0
+#[differentiable(wrt(x), order = 2)]
+fn passes_more(p: &Cfg, x: &[f64]) -> f64 {
+    scaled(p, x, x[2], 1)
+}
+
+#[test]
+fn a_callee_with_other_parameters_beside_the_constant_struct() {
+    let p = cfg();
+    let b = p.b;
+    for x in points(33_007) {
+        let (value, grad) = passes_more_grad(&p, &x);
+        assert_close(value, b * x[0] * x[1] * x[2], 1e-12, "value");
+        let by_hand = [b * x[1] * x[2], b * x[0] * x[2], b * x[0] * x[1]];
+        assert_all_close(&grad, &by_hand, 1e-12, "gradient by hand");
+        assert_fd_gradient(|x| passes_more(&p, x), &x, &grad, "gradient");
+        let (_, _, h) = passes_more_hessian(&p, &x);
+        let h_by_hand = vec![
+            vec![0.0, b * x[2], b * x[1]],
+            vec![b * x[2], 0.0, b * x[0]],
+            vec![b * x[1], b * x[0], 0.0],
+        ];
+        assert_matrix(&h, &h_by_hand, 1e-12, "Hessian by hand");
+        assert_hessian_fd(&h, |x| passes_more_grad(&p, x).1, &x, 1e-6, "Hessian");
+        assert_hvp_columns(&h, |v| passes_more_hvp(&p, &x, v).2, "hvp");
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+pub struct Form {
+    pub m: Vec<Vec<f64>>,
+    pub a: [f64; 3],
+}
+
+// sum_ij m_ij x_i x_j + a . x: a matrix field and an array field.
+#[differentiable(wrt(x), order = 2)]
+fn quad_form(f: &Form, x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..3 {
+        s += f.a[i] * x[i];
+        for j in 0..3 {
+            s += f.m[i][j] * x[i] * x[j];
+        }
+    }
+    s
+}
+
+// Q(x) x0
+#[differentiable(wrt(x), order = 2)]
+fn form_caller(f: &Form, x: &[f64]) -> f64 {
+    quad_form(f, x) * x[0]
+}
+
+#[test]
+fn a_callee_reading_a_matrix_field_and_an_array_field() {
+    let mut inputs = Inputs(33_008);
+    let form = Form {
+        m: inputs.rows(3, 3),
+        a: [inputs.next(), inputs.next(), inputs.next()],
+    };
+    let m = &form.m;
+    for x in points(33_009) {
+        let q: f64 = (0..3)
+            .map(|i| form.a[i] * x[i] + (0..3).map(|j| m[i][j] * x[i] * x[j]).sum::<f64>())
+            .sum();
+        let gq: Vec<f64> = (0..3)
+            .map(|i| form.a[i] + (0..3).map(|j| (m[i][j] + m[j][i]) * x[j]).sum::<f64>())
+            .collect();
+        let (value, grad) = form_caller_grad(&form, &x);
+        assert_close(value, q * x[0], 1e-12, "value");
+        let mut g_by_hand: Vec<f64> = gq.iter().map(|g| g * x[0]).collect();
+        g_by_hand[0] += q;
+        assert_all_close(&grad, &g_by_hand, 1e-12, "gradient by hand");
+        assert_fd_gradient(|x| form_caller(&form, x), &x, &grad, "gradient");
+        let (_, _, h) = form_caller_hessian(&form, &x);
+        let mut by_hand = vec![vec![0.0; 3]; 3];
+        for i in 0..3 {
+            for j in 0..3 {
+                by_hand[i][j] = (m[i][j] + m[j][i]) * x[0]
+                    + if j == 0 { gq[i] } else { 0.0 }
+                    + if i == 0 { gq[j] } else { 0.0 };
+            }
+        }
+        assert_matrix(&h, &by_hand, 1e-12, "Hessian by hand");
+        assert_hessian_fd(&h, |x| form_caller_grad(&form, x).1, &x, 1e-6, "Hessian");
+        assert_hvp_columns(&h, |v| form_caller_hvp(&form, &x, v).2, "hvp");
+        let tangent = vec![0.5, -0.25, 1.0];
+        let (_, dot) = form_caller_jvp(&form, &x, tangent.clone());
+        assert_close(dot, common::dot(&grad, &tangent), 1e-12, "jvp");
+    }
+}

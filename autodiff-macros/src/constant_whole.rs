@@ -47,7 +47,7 @@ use syn::Ident;
 
 /// The forwarding `__g_whole` of `s` and its generic copy (with `__g_pairs`, which a caller passing a
 /// nested struct field on whole calls), or `None` where `s` is outside what it serves: a method, a
-/// function with type parameters, one that differentiates a struct, reads a matrix field or passes a
+/// function with type parameters or output parameters, one that differentiates a struct or passes a
 /// field on whole, or has no differentiated input (then it has no `__g_fields`).
 pub(crate) fn items(s: &StructFunction) -> Option<TokenStream> {
     let item = s.item;
@@ -59,7 +59,7 @@ pub(crate) fn items(s: &StructFunction) -> Option<TokenStream> {
             .iter()
             .all(|p| !(matches!(p.kind, Kind::Struct(_)) && p.active))
         && s.sig.outputs().next().is_none()
-        && s.flat.field_inputs().all(|f| !f.matrix && !f.whole);
+        && s.flat.field_inputs().all(|f| !f.whole);
     if !fits {
         return None;
     }
@@ -115,6 +115,8 @@ struct Forwarding<'a> {
     cotangent_types: Vec<TokenStream>,
     /// Per slot, the local a non-struct parameter's slot is bound to (`None` for a struct's two).
     locals: Vec<Option<Ident>>,
+    /// The parameters' names, in order.
+    names: Vec<Ident>,
 }
 
 impl<'a> Forwarding<'a> {
@@ -135,6 +137,7 @@ impl<'a> Forwarding<'a> {
             tangent_types: Vec::new(),
             cotangent_types: Vec::new(),
             locals: Vec::new(),
+            names: Vec::new(),
         };
         let slots = crate::expand::companion_slots(s.sig);
         for (p, slot) in s.sig.params.iter().zip(&slots) {
@@ -157,9 +160,11 @@ impl<'a> Forwarding<'a> {
                 f.cotangent_types.push(quote!(()));
                 f.cotangent_types.push(quote!(::std::vec::Vec<#scalar>));
                 f.locals.extend([None, None]);
+                f.names.extend([ident.clone(), values]);
                 continue;
             }
             f.params.push(float(crate::signature::declare(&slot.ident, &slot.ty)));
+            f.names.push(slot.ident.clone());
             f.into_types.push(float(slot.into.ty()));
             f.tangent_types
                 .push(float(slot.tangent_ty.clone().unwrap_or_else(|| quote!(()))));
@@ -254,12 +259,13 @@ impl<'a> Forwarding<'a> {
             }
         };
         let receiver = quote!(self,);
+        let names = &self.names;
+        // (`call` on the companion found for a call by a path, `__private::copy_of`.)
         let on = match self.generic {
             true => Some(quote! {
                 #[inline(always)]
                 #vis fn call_on #generics (#receiver #(#params),*) -> #ret {
-                    #prologue
-                    #call(#(#args),*)
+                    Self::call(#(#names),*)
                 }
             }),
             false => None,
@@ -329,6 +335,13 @@ impl<'a> Forwarding<'a> {
                     crate::struct_higher::only_measured(s, p, input)
                 });
                 let tangent = match (f.array, float) {
+                    // A matrix, passed as its rows (`call_args`): rows of zeros.
+                    (true, true) if f.matrix => quote!(
+                        ::autodiff::__private::vec_matrix_rows(#input)
+                            .iter()
+                            .map(|row| ::autodiff::__private::zeros_like(&row[..]))
+                            .collect::<::std::vec::Vec<_>>()
+                    ),
                     (true, true) if f.constant.is_none() && !measured => {
                         quote!(::autodiff::__private::zeros_like(&#input[..]))
                     }
