@@ -443,7 +443,17 @@ fn stand_in_items(
         "`{}` keeps its parameter struct constant and has no derivative in it",
         s.item.sig.ident
     );
-    let body = quote!(::core::unreachable!(#message));
+    // The generic copy's items are a compile error once instantiated, through one function holding it
+    // (`no_copy`): an `order = K` caller that keeps the struct constant too and passes it on whole reaches
+    // them (`g(p, x)` with `wrt(x)` in both), which a panic at run time answered before.
+    let no_copy = (scalar.to_string() != "f64").then(|| match method {
+        true => crate::naming::method_companion(&name, "no_copy"),
+        false => Ident::new("no_copy", Span::call_site()),
+    });
+    let body = match &no_copy {
+        None => quote!(::core::unreachable!(#message)),
+        Some(no_copy) => quote!(Self::#no_copy::<__S>()),
+    };
     let args: Vec<TokenStream> = types
         .iter()
         .enumerate()
@@ -490,20 +500,64 @@ fn stand_in_items(
             quote!((#scalar, (#(#tangents,)*))),
         ),
     ];
-    Some(
-        items
-            .into_iter()
-            .map(|(name, receiver, more, ret)| {
-                quote! {
-                    #[doc(hidden)]
-                    #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
-                    #vis fn #name #generics (#receiver #(#args),* #more) -> #ret {
-                        #body
-                    }
+    let mut items: Vec<TokenStream> = items
+        .into_iter()
+        .map(|(name, receiver, more, ret)| {
+            quote! {
+                #[doc(hidden)]
+                #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+                #vis fn #name #generics (#receiver #(#args),* #more) -> #ret {
+                    #body
                 }
-            })
-            .collect(),
-    )
+            }
+        })
+        .collect();
+    if let Some(no_copy) = no_copy {
+        let fail = no_copy_body(s, method);
+        items.push(quote! {
+            #[doc(hidden)]
+            #[inline]
+            #[allow(dead_code, clippy::all, clippy::pedantic, clippy::nursery)]
+            #vis fn #no_copy<__S>() -> ! {
+                #fail
+            }
+        });
+    }
+    Some(items)
+}
+
+// Input:  #[differentiable(wrt(x))] fn first(p: &Cfg, x: &[f64]) -> f64 { .. }     (no `order = K`)
+// Output: struct __NoCopy; impl<S> NoGenericCopy<S> for __NoCopy { const FAIL: () = panic!(..); }
+//         no_generic_copy::<__NoCopy, __S, ()>(); unreachable!()
+/// The body of `stand_ins`' function `no_copy`, which each of their generic items runs: the compile error,
+/// once an `order = K` caller's copy instantiates it, spanned on the function's name, saying that it has no
+/// generic copy and what to do.
+fn no_copy_body(s: &StructFunction, method: bool) -> TokenStream {
+    let name = &s.item.sig.ident;
+    let fix = match method {
+        true => format!(
+            "Write its computation as a free function of the struct with `order = 2` (a function that keeps \
+             its struct constant and only reads its fields has the copy then) and call that, or pass \
+             `{name}` the fields it reads"
+        ),
+        false => format!(
+            "Give `{name}` `order = 2` too (its generic copy is then made, or an error says why it cannot be)"
+        ),
+    };
+    let message = format!(
+        "`{name}` has no generic copy over its parameter structs, which an `order = K` function passing it a \
+         struct on whole needs: it keeps the struct constant (`wrt(..)` leaves it out) and has no `order = K`. \
+         {fix}"
+    );
+    let panic = quote::quote_spanned!(name.span()=> ::core::panic!(#message));
+    quote! {
+        struct __NoCopy;
+        impl<__T> ::autodiff::__private::NoGenericCopy<__T> for __NoCopy {
+            const FAIL: () = #panic;
+        }
+        ::autodiff::__private::no_generic_copy::<__NoCopy, __S, ()>();
+        ::core::unreachable!()
+    }
 }
 
 /// Could the field input `ident`, which the body reads as a scalar and not as an integer by the syntax
@@ -1514,6 +1568,34 @@ mod tests {
 
     fn expanded(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> String {
         crate::expand::differentiable(attr, item).to_string()
+    }
+
+    #[test]
+    fn the_generic_copy_of_a_first_order_function_keeping_its_struct_constant_is_a_compile_error() {
+        // An `order = K` caller keeping the struct constant too reaches it (`first(p, x)`): a compile error
+        // once instantiated (under `cargo build`, not `cargo check`), where it panicked at run time.
+        for (item, copy) in [
+            (
+                quote!(fn first(p: &Cfg, x: &[f64]) -> f64 { p.b * x[0] }),
+                "struct ____first_whole_generic",
+            ),
+            (
+                quote!(fn first(&self, x: &[f64]) -> f64 { self.b * x[0] }),
+                "fn ____first_whole_generic",
+            ),
+        ] {
+            let text = expanded(quote!(wrt(x)), item);
+            let (_, generic) = text.split_once(copy).expect("the stand-ins' generic copy");
+            assert!(
+                generic.contains("no_generic_copy :: < __NoCopy , __S , () >"),
+                "{generic}"
+            );
+            assert!(
+                generic.contains("`first` has no generic copy over its parameter structs"),
+                "{generic}"
+            );
+            assert!(!generic.contains("unreachable ! (\"`first` keeps"), "{generic}");
+        }
     }
 
     #[test]
