@@ -186,11 +186,7 @@ fn a_callee_of_the_inner_struct_called_with_a_nested_field() {
         assert_all_close(&grad, &[du * x[1], u, 0.0], 1e-12, "gradient by hand");
         assert_fd_gradient(|x| passes_inner(&p, x), &x, &grad, "gradient");
         let (_, _, h) = passes_inner_hessian(&p, &x);
-        let by_hand = vec![
-            vec![ddu * x[1], du, 0.0],
-            vec![du, 0.0, 0.0],
-            vec![0.0; 3],
-        ];
+        let by_hand = vec![vec![ddu * x[1], du, 0.0], vec![du, 0.0, 0.0], vec![0.0; 3]];
         assert_matrix(&h, &by_hand, 1e-12, "Hessian by hand");
         assert_hessian_fd(&h, |x| passes_inner_grad(&p, x).1, &x, 1e-6, "Hessian");
         assert_hvp_columns(&h, |v| passes_inner_hvp(&p, &x, v).2, "hvp");
@@ -227,10 +223,16 @@ fn derivatives_to_order_three_through_a_callee_with_one_active_scalar() {
         assert_close(d[0], one_scalar(&p, t), 1e-12, "value");
         let h = 1e-5;
         let fd = |k: usize| {
-            (one_scalar_derivatives(&p, t + h)[k] - one_scalar_derivatives(&p, t - h)[k]) / (2.0 * h)
+            (one_scalar_derivatives(&p, t + h)[k] - one_scalar_derivatives(&p, t - h)[k])
+                / (2.0 * h)
         };
         for k in 0..3 {
-            assert_close(d[k + 1], fd(k), 1e-6, "a derivative against differences of the one before");
+            assert_close(
+                d[k + 1],
+                fd(k),
+                1e-6,
+                "a derivative against differences of the one before",
+            );
         }
         let (_, g) = one_scalar_grad(&p, t);
         assert_close(g, by_hand[1], 1e-12, "gradient");
@@ -259,7 +261,12 @@ fn a_callee_of_a_struct_without_the_derive_keeps_its_first_order_and_its_own_hes
     };
     for x in points(33_005) {
         let (value, grad) = plain_callee_grad(&p, &x);
-        assert_close(value, p.k * x[0] * x[0] + p.v[0] * x[0] * x[1], 1e-12, "value");
+        assert_close(
+            value,
+            p.k * x[0] * x[0] + p.v[0] * x[0] * x[1],
+            1e-12,
+            "value",
+        );
         let by_hand = [2.0 * p.k * x[0] + p.v[0] * x[1], p.v[0] * x[0], 0.0];
         assert_all_close(&grad, &by_hand, 1e-12, "gradient by hand");
         assert_fd_gradient(|x| plain_callee(&p, x), &x, &grad, "gradient");
@@ -279,10 +286,20 @@ fn the_callees_first_order_is_unchanged() {
     let p = cfg();
     for x in points(33_006) {
         let (_, grad) = reads_fields_grad(&p, &x);
-        assert_all_close(&grad, &[p.b * x[1], p.b * x[0], 0.0], 1e-12, "gradient by hand");
+        assert_all_close(
+            &grad,
+            &[p.b * x[1], p.b * x[0], 0.0],
+            1e-12,
+            "gradient by hand",
+        );
         assert_fd_gradient(|x| reads_fields(&p, x), &x, &grad, "reads_fields");
         let (_, grad) = weighted_grad(&p, &x);
-        assert_all_close(&grad, &weighted_by_hand(&p, &x).1, 1e-12, "gradient by hand");
+        assert_all_close(
+            &grad,
+            &weighted_by_hand(&p, &x).1,
+            1e-12,
+            "gradient by hand",
+        );
         assert_fd_gradient(|x| weighted(&p, x), &x, &grad, "weighted");
         let (value, d) = inner_wave_grad(&p.inner, x[2]);
         assert_close(value, inner_wave(&p.inner, x[2]), 1e-15, "value");
@@ -387,5 +404,45 @@ fn a_callee_reading_a_matrix_field_and_an_array_field() {
         let tangent = vec![0.5, -0.25, 1.0];
         let (_, dot) = form_caller_jvp(&form, &x, tangent.clone());
         assert_close(dot, common::dot(&grad, &tangent), 1e-12, "jvp");
+    }
+}
+
+#[test]
+fn the_callees_forwarding_items_over_f64() {
+    // `__reads_fields_whole`'s items at `f64`, which the caller's hidden function `__caller_whole` calls at
+    // first order (the caller's Hessian runs their generic copy): checked directly, by hand.
+    let p = cfg();
+    let b = p.b;
+    let values = autodiff::__private::values(&p);
+    for x in points(33_010) {
+        let grad = [b * x[1], b * x[0], 0.0];
+        let value = __reads_fields_whole(&p, &values, &x);
+        assert_close(value, b * x[0] * x[1], 1e-12, "value");
+        let mut gx = vec![0.5; 3];
+        let v =
+            __reads_fields_whole {}.vjp_into(&p, &values, &x, 2.0, ((), None, Some(&mut gx[..])));
+        assert_close(v, value, 1e-12, "vjp_into's value");
+        let added: Vec<f64> = grad.iter().map(|g| 0.5 + 2.0 * g).collect();
+        assert_all_close(&gx, &added, 1e-12, "vjp_into adds into the slot");
+        let (v, ((), d_values, d_x)) = __reads_fields_whole {}.vjp(&p, &values, &x, 1.0);
+        assert_close(v, value, 1e-12, "vjp's value");
+        assert_eq!(
+            d_values,
+            vec![0.0; values.len()],
+            "nothing for the constant struct"
+        );
+        assert_all_close(&d_x, &grad, 1e-12, "vjp");
+        let t = vec![0.3, -1.2, 0.7];
+        let (v, dot) =
+            __reads_fields_whole {}.jvp(&p, &values, &x, ((), vec![0.0; values.len()], t.clone()));
+        assert_close(v, value, 1e-12, "jvp's value");
+        assert_close(dot, common::dot(&grad, &t), 1e-12, "jvp");
+        let (_, g) = __caller_whole_grad(&p, &values, &x);
+        assert_all_close(
+            &g,
+            &[grad[0] + 1.0, grad[1], grad[2]],
+            1e-12,
+            "the caller's hidden gradient",
+        );
     }
 }

@@ -163,15 +163,17 @@ impl<'a> Forwarding<'a> {
                 f.names.extend([ident.clone(), values]);
                 continue;
             }
-            f.params.push(float(crate::signature::declare(&slot.ident, &slot.ty)));
+            f.params
+                .push(float(crate::signature::declare(&slot.ident, &slot.ty)));
             f.names.push(slot.ident.clone());
             f.into_types.push(float(slot.into.ty()));
             f.tangent_types
                 .push(float(slot.tangent_ty.clone().unwrap_or_else(|| quote!(()))));
-            f.cotangent_types.push(match (&slot.tangent_ty, slot.active) {
-                (Some(t), true) => float(t.clone()),
-                _ => quote!(()),
-            });
+            f.cotangent_types
+                .push(match (&slot.tangent_ty, slot.active) {
+                    (Some(t), true) => float(t.clone()),
+                    _ => quote!(()),
+                });
             f.locals.push(Some(format_ident!(
                 "__slot_{}",
                 crate::naming::unraw(&p.ident),
@@ -331,9 +333,11 @@ impl<'a> Forwarding<'a> {
             .zip(floats)
             .map(|(f, float)| {
                 let input = f.ident;
-                let measured = s.sig.params.get(f.parent).is_some_and(|p| {
-                    crate::struct_higher::only_measured(s, p, input)
-                });
+                let measured = s
+                    .sig
+                    .params
+                    .get(f.parent)
+                    .is_some_and(|p| crate::struct_higher::only_measured(s, p, input));
                 let tangent = match (f.array, float) {
                     // A matrix, passed as its rows (`call_args`): rows of zeros.
                     (true, true) if f.matrix => quote!(

@@ -802,7 +802,11 @@ pub(crate) fn call_args(s: &StructFunction, in_impl: bool) -> Vec<TokenStream> {
 /// `String` or a `Vec` of anything asked its length)? The hidden function of the fields then takes a slice
 /// of `()` of its length, whatever the field's type, which only the derive knows (as `&[T]` it was a type
 /// error for a `String`).
-pub(crate) fn only_measured(s: &StructFunction, parent: &crate::signature::Param, field: &Ident) -> bool {
+pub(crate) fn only_measured(
+    s: &StructFunction,
+    parent: &crate::signature::Param,
+    field: &Ident,
+) -> bool {
     use syn::visit::Visit;
     struct Uses<'a> {
         field: &'a Ident,

@@ -94,8 +94,10 @@ fn structs_fit(s: &StructFunction, constant: Constant) -> bool {
 
 /// For an `order = K` function that keeps a struct constant and reads only its fields
 /// (`struct_higher.rs`'s way, which needs no derive, so no hidden function over the struct's values view):
-/// stand-ins of that hidden function without a generic copy (`stand_ins_without_copy`), so that a caller
-/// that passes it the struct on whole at `order = K` meets the one error at its call, saying why.
+/// the hidden function `__f_whole` that a caller passing it the struct on whole calls, forwarding to
+/// `__f_fields` (`constant_whole.rs`); where that cannot be made, stand-ins of it without a generic copy
+/// (`stand_ins_without_copy`), so that such a caller at `order = K` meets the one error at its call, saying
+/// why.
 pub(crate) fn constant_stand_ins(s: &StructFunction) -> TokenStream {
     if !returns_f64(s) || serves(s) || !structs_fit(s, Constant::Any) {
         return TokenStream::new();
@@ -219,7 +221,8 @@ enum NoCopy {
     DoubtfulScalar,
     /// It returns neither a float nor an array, nor `()` with output parameters (`-> (f64, f64)`).
     Returns,
-    /// It has `order = K` and keeps a struct constant that it only reads by its fields.
+    /// It has `order = K` and keeps a struct constant that it only reads by its fields, and is not a free
+    /// function without type or output parameters differentiating no struct (`constant_whole::items`).
     ConstantFields,
 }
 
@@ -235,10 +238,11 @@ impl NoCopy {
                 "it returns neither a float nor an array, nor `()` with its results in output parameters"
             }
             NoCopy::ConstantFields => {
-                "it keeps a parameter struct constant (`wrt(..)` leaves it out) and only reads its fields, so \
-                 it takes its fields as values, not the struct's values view (which needs \
-                 `#[derive(Differentiable)]`): differentiate the struct in it too, or pass it the fields \
-                 it reads"
+                "it keeps a parameter struct constant (`wrt(..)` leaves it out) and only reads its fields, \
+                 which it takes as values; a free function without type parameters or output parameters \
+                 passes them on to its copy from the struct (`constant_whole.rs`), not a method, nor a \
+                 function that differentiates another struct beside it: pass it the fields it reads, or \
+                 differentiate the struct in it too"
             }
         }
     }
@@ -1576,11 +1580,19 @@ mod tests {
         // once instantiated (under `cargo build`, not `cargo check`), where it panicked at run time.
         for (item, copy) in [
             (
-                quote!(fn first(p: &Cfg, x: &[f64]) -> f64 { p.b * x[0] }),
+                quote!(
+                    fn first(p: &Cfg, x: &[f64]) -> f64 {
+                        p.b * x[0]
+                    }
+                ),
                 "struct ____first_whole_generic",
             ),
             (
-                quote!(fn first(&self, x: &[f64]) -> f64 { self.b * x[0] }),
+                quote!(
+                    fn first(&self, x: &[f64]) -> f64 {
+                        self.b * x[0]
+                    }
+                ),
                 "fn ____first_whole_generic",
             ),
         ] {
@@ -1594,7 +1606,10 @@ mod tests {
                 generic.contains("`first` has no generic copy over its parameter structs"),
                 "{generic}"
             );
-            assert!(!generic.contains("unreachable ! (\"`first` keeps"), "{generic}");
+            assert!(
+                !generic.contains("unreachable ! (\"`first` keeps"),
+                "{generic}"
+            );
         }
     }
 
