@@ -1691,8 +1691,9 @@ mod tests {
 
     #[test]
     fn a_constant_struct_only_read_by_its_fields_keeps_them_as_values() {
-        // No derive needed: the fields' hidden function, and stand-ins of `__f_whole` without a
-        // generic copy, whose absence is the one error of a caller passing the struct on whole.
+        // No derive needed: the fields' hidden function, and `__f_whole` forwarding to it, binding the
+        // fields from the struct, with its generic copy (`constant_whole.rs`), which a caller passing the
+        // struct on whole at `order = K` calls.
         let text = expanded(
             quote!(wrt(x), order = 2),
             quote! {
@@ -1705,9 +1706,14 @@ mod tests {
         assert!(text.contains("fn __f_fields"), "{text}");
         assert!(text.contains("struct __f_whole"), "{text}");
         assert!(
-            !text.contains("impl :: autodiff :: __private :: HasGenericCopy for __f_whole"),
+            text.contains("impl :: autodiff :: __private :: HasGenericCopy for __f_whole"),
             "{text}"
         );
+        assert!(
+            text.contains("let __p_b = p . b ; __f_fields { } . vjp_into (__p_b , x , d_ret"),
+            "{text}"
+        );
+        assert!(!text.contains("unreachable"), "{text}");
         // A method's constant `self` passed on keeps the fields' way (its calls reach the callees'
         // generic copies in the `impl`).
         let method = expanded(
