@@ -446,3 +446,34 @@ fn the_callees_forwarding_items_over_f64() {
         );
     }
 }
+
+// (b x0 x1 + x0) x1: through a caller that passes the struct on whole itself.
+#[differentiable(wrt(x), order = 2)]
+fn through_caller(p: &Cfg, x: &[f64]) -> f64 {
+    caller(p, x) * x[1]
+}
+
+#[test]
+fn a_chain_of_callers_passing_the_struct_on_whole() {
+    let p = cfg();
+    let b = p.b;
+    for x in points(33_011) {
+        let c = b * x[0] * x[1] + x[0];
+        let gc = [b * x[1] + 1.0, b * x[0], 0.0];
+        let (value, grad) = through_caller_grad(&p, &x);
+        assert_close(value, c * x[1], 1e-12, "value");
+        let by_hand = [gc[0] * x[1], gc[1] * x[1] + c, 0.0];
+        assert_all_close(&grad, &by_hand, 1e-12, "gradient by hand");
+        assert_fd_gradient(|x| through_caller(&p, x), &x, &grad, "gradient");
+        let (_, _, h) = through_caller_hessian(&p, &x);
+        // H = Hc x1 + gc e1^T + e1 gc^T, Hc = [[0, b, 0], [b, 0, 0], [0, 0, 0]].
+        let h_by_hand = vec![
+            vec![0.0, b * x[1] + gc[0], 0.0],
+            vec![b * x[1] + gc[0], 2.0 * gc[1], 0.0],
+            vec![0.0; 3],
+        ];
+        assert_matrix(&h, &h_by_hand, 1e-12, "Hessian by hand");
+        assert_hessian_fd(&h, |x| through_caller_grad(&p, x).1, &x, 1e-6, "Hessian");
+        assert_hvp_columns(&h, |v| through_caller_hvp(&p, &x, v).2, "hvp");
+    }
+}
