@@ -477,3 +477,56 @@ fn a_chain_of_callers_passing_the_struct_on_whole() {
         assert_hvp_columns(&h, |v| through_caller_hvp(&p, &x, v).2, "hvp");
     }
 }
+
+impl Cfg {
+    // b x0 x1 + n c sin x2: a method keeping `self` constant, only reading its fields.
+    #[differentiable(wrt(x), order = 2)]
+    fn energy(&self, x: &[f64]) -> f64 {
+        self.b * x[0] * x[1] + self.inner.c * x[2].sin() * self.n as f64
+    }
+}
+
+// E(x) x0, the method called by its path.
+#[differentiable(wrt(x), order = 2)]
+fn calls_a_method(p: &Cfg, x: &[f64]) -> f64 {
+    Cfg::energy(p, x) * x[0]
+}
+
+#[test]
+fn a_method_keeping_self_constant_called_by_its_path() {
+    let p = cfg();
+    let (b, c, n) = (p.b, p.inner.c, p.n as f64);
+    for x in points(33_012) {
+        let e = b * x[0] * x[1] + n * c * x[2].sin();
+        let ge = [b * x[1], b * x[0], n * c * x[2].cos()];
+        let he = [
+            [0.0, b, 0.0],
+            [b, 0.0, 0.0],
+            [0.0, 0.0, -n * c * x[2].sin()],
+        ];
+        let (value, grad) = calls_a_method_grad(&p, &x);
+        assert_close(value, e * x[0], 1e-12, "value");
+        let by_hand = [ge[0] * x[0] + e, ge[1] * x[0], ge[2] * x[0]];
+        assert_all_close(&grad, &by_hand, 1e-12, "gradient by hand");
+        assert_fd_gradient(|x| calls_a_method(&p, x), &x, &grad, "gradient");
+        let (_, _, h) = calls_a_method_hessian(&p, &x);
+        let mut h_by_hand = vec![vec![0.0; 3]; 3];
+        for i in 0..3 {
+            for j in 0..3 {
+                h_by_hand[i][j] = he[i][j] * x[0]
+                    + if j == 0 { ge[i] } else { 0.0 }
+                    + if i == 0 { ge[j] } else { 0.0 };
+            }
+        }
+        assert_matrix(&h, &h_by_hand, 1e-12, "Hessian by hand");
+        assert_hessian_fd(&h, |x| calls_a_method_grad(&p, x).1, &x, 1e-6, "Hessian");
+        assert_hvp_columns(&h, |v| calls_a_method_hvp(&p, &x, v).2, "hvp");
+        // The method's own first order and Hessian, unchanged.
+        let (_, g) = p.energy_grad(&x);
+        assert_all_close(&g, &ge, 1e-12, "the method's gradient");
+        let (_, _, own) = p.energy_hessian(&x);
+        for (row, want) in own.iter().zip(&he) {
+            assert_all_close(row, want, 1e-12, "the method's Hessian");
+        }
+    }
+}

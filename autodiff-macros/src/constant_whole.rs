@@ -3,6 +3,9 @@
 //! calls where it passes the struct on whole (`g(p, x)`, through `struct_whole.rs`'s values view), made
 //! of forwarding items that bind the fields from the struct and call `__g_fields`' own items.
 //!
+//! A method keeping `self` so (`Cfg::energy(p, x)`) has the same items as associated functions of its
+//! `impl`, taking `&self`.
+//!
 //! The struct is constant in `g`, and so its values view: the forwarding takes it and gives back no
 //! derivative for it (zeros). A caller that differentiates the struct does not reach here: the first order
 //! of its call of `g`, which keeps the struct constant, is an error there (`DifferentiatedSlot`).
@@ -46,12 +49,18 @@ use quote::{format_ident, quote};
 use syn::Ident;
 
 /// The forwarding `__g_whole` of `s` and its generic copy (with `__g_pairs`, which a caller passing a
-/// nested struct field on whole calls), or `None` where `s` is outside what it serves: a method, a
-/// function with type parameters or output parameters, one that differentiates a struct or passes a
-/// field on whole, or has no differentiated input (then it has no `__g_fields`).
+/// nested struct field on whole calls), or `None` where `s` is outside what it serves: a method of a
+/// generic `impl`, a function with type parameters or output parameters, one that differentiates a struct
+/// or passes a field on whole, or has no differentiated input (then it has no `__g_fields`). A method's
+/// are associated functions beside it, taking `&self` (`Self::__g_whole`, `Self::____g_whole_vjp_into`,
+/// `Self::____g_whole_generic`, ..), calling `Self::__g_fields`' own.
 pub(crate) fn items(s: &StructFunction) -> Option<TokenStream> {
     let item = s.item;
-    let fits = !crate::expand::is_method(item)
+    let method = crate::expand::is_method(item);
+    // A method's items are associated functions of its `impl`, which has no float type parameter.
+    let in_impl =
+        !method || crate::signature::float_type_params(&s.analysis_item.sig.generics).is_empty();
+    let fits = in_impl
         && item.sig.generics.params.is_empty()
         && s.sig.params.iter().any(|p| p.active)
         && s.sig
@@ -67,13 +76,23 @@ pub(crate) fn items(s: &StructFunction) -> Option<TokenStream> {
     let scalar = Ident::new("__S", Span::call_site());
     let first = Forwarding::new(s, &f64_ident, false).items();
     let second = Forwarding::new(s, &scalar, true).items();
+    let pairs = crate::struct_whole::pairs::of_structs(s);
+    if method {
+        // Beside the method in its `impl`: `Self::__f_whole`, `Self::____f_whole_vjp_into`, ..,
+        // `Self::____f_whole_generic`, `Self::______f_whole_generic_vjp_into`, .., as callers name them.
+        let hidden = quote! {
+            #[doc(hidden)]
+            #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+        };
+        let items = first.iter().chain(&second);
+        return Some(quote!(#(#hidden #items)* #pairs));
+    }
     let whole = crate::naming::whole_function(&item.sig.ident);
     let copy = crate::naming::generic_copy(&whole);
     let vis = &item.vis;
     let [function, first_derivatives @ ..] = first.as_slice() else {
         return None;
     };
-    let pairs = crate::struct_whole::pairs::of_structs(s);
     let hidden = quote! {
         #[doc(hidden)]
         #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
@@ -142,15 +161,18 @@ impl<'a> Forwarding<'a> {
         let slots = crate::expand::companion_slots(s.sig);
         for (p, slot) in s.sig.params.iter().zip(&slots) {
             if let Kind::Struct(ty) = &p.kind {
-                // The struct, by the name the body reads its fields by, and its values view.
+                // The struct, by the name the body reads its fields by (`&self` for `self`, which a
+                // caller passes first, `Self::__f_whole(__p_primal, ..)`), and its values view.
                 let ident = &p.ident;
                 let values = format_ident!(
                     "__{}_values",
                     crate::naming::unraw(ident),
                     span = Span::call_site()
                 );
-                f.params
-                    .push(quote!(#ident: &<#ty as ::autodiff::__private::Itself>::Type));
+                f.params.push(match ident == "self" {
+                    true => quote!(&#ident),
+                    false => quote!(#ident: &<#ty as ::autodiff::__private::Itself>::Type),
+                });
                 f.params.push(quote!(#values: &[#scalar]));
                 f.into_types.push(quote!(()));
                 f.into_types
@@ -197,20 +219,61 @@ impl<'a> Forwarding<'a> {
             true => s.flat.bind_fields_lifted(s.sig, scalar),
             false => s.flat.bind_fields(s.sig),
         };
-        let args = crate::struct_higher::call_args(s, false);
+        let method = crate::expand::is_method(s.item);
+        let args = crate::struct_higher::call_args(s, method);
         let fields = crate::struct_higher::fields_name(s.item);
-        // `__g_fields`' own items: the function and its companion, or its generic copy's.
-        let (call, companion) = match self.generic {
-            true => (
-                quote!(<#fields as ::autodiff::__private::GenericCopy>::Copy::call),
-                quote!(<#fields as ::autodiff::__private::GenericCopy>::copy()),
-            ),
-            false => (quote!(#fields), quote!(#fields {})),
+        // `__g_fields`' own items: the function and its companion's `vjp_into`, `jvp` and `vjp`, or its
+        // generic copy's; a method's are associated functions of its `impl` (`Self::____g_fields_vjp`).
+        let (call, derivative): (TokenStream, Box<dyn Fn(&str) -> TokenStream>) =
+            match (method, self.generic) {
+                (false, false) => (
+                    quote!(#fields),
+                    Box::new(move |item| {
+                        let item = Ident::new(item, Span::call_site());
+                        quote!(#fields {}.#item)
+                    }),
+                ),
+                (false, true) => (
+                    quote!(<#fields as ::autodiff::__private::GenericCopy>::Copy::call),
+                    Box::new(move |item| {
+                        let item = Ident::new(item, Span::call_site());
+                        quote!(<#fields as ::autodiff::__private::GenericCopy>::copy().#item)
+                    }),
+                ),
+                (true, generic) => {
+                    let own = match generic {
+                        true => crate::naming::generic_copy(&fields),
+                        false => fields.clone(),
+                    };
+                    let companion = own.clone();
+                    (
+                        quote!(Self::#own),
+                        Box::new(move |item| {
+                            let item = crate::naming::method_companion(&companion, item);
+                            quote!(Self::#item)
+                        }),
+                    )
+                }
+            };
+        let (companion_vjp_into, companion_jvp, companion_vjp) =
+            (derivative("vjp_into"), derivative("jvp"), derivative("vjp"));
+        // The items' names: beside a free function the function (`call` in the copy) and the companion's
+        // methods, beside a method associated functions named as callers name them.
+        let whole = crate::naming::whole_function(&s.item.sig.ident);
+        let own = match self.generic {
+            true => crate::naming::generic_copy(&whole),
+            false => whole,
         };
-        let name = match self.generic {
-            true => Ident::new("call", Span::call_site()),
-            false => crate::naming::whole_function(&s.item.sig.ident),
+        let name = match (method, self.generic) {
+            (false, true) => Ident::new("call", Span::call_site()),
+            _ => own.clone(),
         };
+        let item_name = |item: &str| match method {
+            true => crate::naming::method_companion(&own, item),
+            false => Ident::new(item, Span::call_site()),
+        };
+        let (vjp_into_name, jvp_name, vjp_name) =
+            (item_name("vjp_into"), item_name("jvp"), item_name("vjp"));
         let fixed = |n: &str| Ident::new(n, Span::mixed_site());
         let (d_ret, grads, tangents, value, cotangents) = (
             fixed("d_ret"),
@@ -221,7 +284,14 @@ impl<'a> Forwarding<'a> {
         );
         // The slots of `__g_fields`' items: the fields' (none given back for a constant struct, zero
         // tangents), then the other parameters' as the caller passed them.
-        let (field_slots, field_tangents) = self.field_slots();
+        let (mut field_slots, mut field_tangents) = self.field_slots();
+        // A method's `__g_fields` takes `self` first, a constant: `()` in its slots.
+        let mut skipped: Vec<TokenStream> = s.flat.field_inputs().map(|_| quote!(_)).collect();
+        if method {
+            field_slots.insert(0, quote!(()));
+            field_tangents.insert(0, quote!(()));
+            skipped.insert(0, quote!(_));
+        }
         let locals: Vec<&Ident> = self.locals.iter().flatten().collect();
         let pattern: Vec<TokenStream> = self
             .locals
@@ -235,8 +305,6 @@ impl<'a> Forwarding<'a> {
             (&self.into_types, &self.tangent_types, &self.cotangent_types);
         // `vjp`'s cotangents: the struct's nothing and zeros over its view, the others' from `__g_fields`
         // after its fields'.
-        let field_count = s.flat.field_inputs().count();
-        let skipped = (0..field_count).map(|_| quote!(_));
         let mut gathered = Vec::new();
         for (p, local) in s.sig.params.iter().zip(self.param_locals()) {
             match (&p.kind, local) {
@@ -260,10 +328,10 @@ impl<'a> Forwarding<'a> {
                 #call(#(#args),*)
             }
         };
-        let receiver = quote!(self,);
+        let receiver = (!method).then(|| quote!(self,));
         let names = &self.names;
         // (`call` on the companion found for a call by a path, `__private::copy_of`.)
-        let on = match self.generic {
+        let on = match self.generic && !method {
             true => Some(quote! {
                 #[inline(always)]
                 #vis fn call_on #generics (#receiver #(#params),*) -> #ret {
@@ -274,25 +342,25 @@ impl<'a> Forwarding<'a> {
         };
         let vjp_into = quote! {
             #[inline]
-            #vis fn vjp_into #generics (#receiver #(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret {
+            #vis fn #vjp_into_name #generics (#receiver #(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret {
                 let (#(#pattern,)*) = #grads;
                 #prologue
-                #companion.vjp_into(#(#args,)* #d_ret, (#(#field_slots,)* #(#locals,)*))
+                #companion_vjp_into(#(#args,)* #d_ret, (#(#field_slots,)* #(#locals,)*))
             }
         };
         let jvp = quote! {
             #[inline]
-            #vis fn jvp #generics (#receiver #(#params,)* #tangents: (#(#tangent_types,)*)) -> (#ret, #ret) {
+            #vis fn #jvp_name #generics (#receiver #(#params,)* #tangents: (#(#tangent_types,)*)) -> (#ret, #ret) {
                 let (#(#pattern,)*) = #tangents;
                 #prologue
-                #companion.jvp(#(#args,)* (#(#field_tangents,)* #(#locals,)*))
+                #companion_jvp(#(#args,)* (#(#field_tangents,)* #(#locals,)*))
             }
         };
         let vjp = quote! {
             #[inline]
-            #vis fn vjp #generics (#receiver #(#params,)* #d_ret: #ret) -> (#ret, (#(#cotangent_types,)*)) {
+            #vis fn #vjp_name #generics (#receiver #(#params,)* #d_ret: #ret) -> (#ret, (#(#cotangent_types,)*)) {
                 #prologue
-                let (#value, #cotangents) = #companion.vjp(#(#args,)* #d_ret);
+                let (#value, #cotangents) = #companion_vjp(#(#args,)* #d_ret);
                 let (#(#skipped,)* #(#locals,)*) = #cotangents;
                 (#value, (#(#gathered,)*))
             }

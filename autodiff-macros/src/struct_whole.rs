@@ -221,7 +221,7 @@ enum NoCopy {
     DoubtfulScalar,
     /// It returns neither a float nor an array, nor `()` with output parameters (`-> (f64, f64)`).
     Returns,
-    /// It has `order = K` and keeps a struct constant that it only reads by its fields, and is not a free
+    /// It has `order = K` and keeps a struct constant that it only reads by its fields, and is not a
     /// function without type or output parameters differentiating no struct (`constant_whole::items`).
     ConstantFields,
 }
@@ -239,10 +239,10 @@ impl NoCopy {
             }
             NoCopy::ConstantFields => {
                 "it keeps a parameter struct constant (`wrt(..)` leaves it out) and only reads its fields, \
-                 which it takes as values; a free function without type parameters or output parameters \
-                 passes them on to its copy from the struct (`constant_whole.rs`), not a method, nor a \
-                 function that differentiates another struct beside it: pass it the fields it reads, or \
-                 differentiate the struct in it too"
+                 which it takes as values; a function without type parameters or output parameters (a \
+                 method in an `impl` without float type parameters) passes them on to its copy from the \
+                 struct, not one that differentiates another struct beside it: pass it the fields it \
+                 reads, or differentiate the struct in it too"
             }
         }
     }
