@@ -1715,7 +1715,7 @@ mod tests {
         );
         assert!(!text.contains("unreachable"), "{text}");
         // A method's constant `self` passed on keeps the fields' way (its calls reach the callees'
-        // generic copies in the `impl`).
+        // generic copies in the `impl`), with `__f_whole` forwarding to it, taking `&self`.
         let method = expanded(
             quote!(wrt(x), order = 2),
             quote! {
@@ -1725,7 +1725,15 @@ mod tests {
             },
         );
         assert!(!method.contains("compile_error"), "{method}");
-        assert!(!method.contains("__struct_whole"), "{method}");
+        assert!(method.contains("fn __f_fields"), "{method}");
+        assert!(
+            method.contains("fn __f_whole (& self , __self_values : & [f64] , x : f64) -> f64"),
+            "{method}"
+        );
+        assert!(
+            method.contains("Self :: ____f_fields_vjp_into (self , __self_b , x , d_ret"),
+            "{method}"
+        );
     }
 
     #[test]
