@@ -68,6 +68,7 @@ pub(crate) fn items(s: &StructFunction) -> Option<TokenStream> {
             .iter()
             .all(|p| !(matches!(p.kind, Kind::Struct(_)) && p.active))
         && s.sig.outputs().next().is_none()
+        && s.sig.params.iter().all(plain_param)
         && s.flat.field_inputs().all(|f| !f.whole);
     if !fits {
         return None;
@@ -118,6 +119,20 @@ pub(crate) fn items(s: &StructFunction) -> Option<TokenStream> {
         impl ::autodiff::__private::HasGenericCopy for #whole {}
         #pairs
     })
+}
+
+/// Is `p` a parameter the forwarding passes on as it is: a struct, a float, a slice or a `Vec` of floats
+/// (differentiated or not), or a value without a derivative (an index)? Not a tuple, an array or a matrix
+/// (`__g_fields` takes a tuple's parts and their slots its own way).
+fn plain_param(p: &crate::signature::Param) -> bool {
+    match &p.kind {
+        Kind::Struct(_) => true,
+        Kind::Float(_) => p.array.is_none() && !p.output && !p.by_ref,
+        Kind::Array => {
+            p.differentiable && !p.output && p.array.is_some_and(|a| !a.fixed && !a.matrix)
+        }
+        _ => !p.differentiable && p.array.is_none(),
+    }
 }
 
 /// The forwarding items over one float type: `f64` (the function and its companion's derivatives) or the
@@ -221,42 +236,12 @@ impl<'a> Forwarding<'a> {
         };
         let method = crate::expand::is_method(s.item);
         let args = crate::struct_higher::call_args(s, method);
-        let fields = crate::struct_higher::fields_name(s.item);
-        // `__g_fields`' own items: the function and its companion's `vjp_into`, `jvp` and `vjp`, or its
-        // generic copy's; a method's are associated functions of its `impl` (`Self::____g_fields_vjp`).
-        let (call, derivative): (TokenStream, Box<dyn Fn(&str) -> TokenStream>) =
-            match (method, self.generic) {
-                (false, false) => (
-                    quote!(#fields),
-                    Box::new(move |item| {
-                        let item = Ident::new(item, Span::call_site());
-                        quote!(#fields {}.#item)
-                    }),
-                ),
-                (false, true) => (
-                    quote!(<#fields as ::autodiff::__private::GenericCopy>::Copy::call),
-                    Box::new(move |item| {
-                        let item = Ident::new(item, Span::call_site());
-                        quote!(<#fields as ::autodiff::__private::GenericCopy>::copy().#item)
-                    }),
-                ),
-                (true, generic) => {
-                    let own = match generic {
-                        true => crate::naming::generic_copy(&fields),
-                        false => fields.clone(),
-                    };
-                    let companion = own.clone();
-                    (
-                        quote!(Self::#own),
-                        Box::new(move |item| {
-                            let item = crate::naming::method_companion(&companion, item);
-                            quote!(Self::#item)
-                        }),
-                    )
-                }
-            };
-        let (companion_vjp_into, companion_jvp, companion_vjp) =
-            (derivative("vjp_into"), derivative("jvp"), derivative("vjp"));
+        let call = self.fields_item(None);
+        let (companion_vjp_into, companion_jvp, companion_vjp) = (
+            self.fields_item(Some("vjp_into")),
+            self.fields_item(Some("jvp")),
+            self.fields_item(Some("vjp")),
+        );
         // The items' names: beside a free function the function (`call` in the copy) and the companion's
         // methods, beside a method associated functions named as callers name them.
         let whole = crate::naming::whole_function(&s.item.sig.ident);
@@ -287,7 +272,7 @@ impl<'a> Forwarding<'a> {
         let (mut field_slots, mut field_tangents) = self.field_slots();
         // A method's `__g_fields` takes `self` first, a constant: `()` in its slots.
         let mut skipped: Vec<TokenStream> = s.flat.field_inputs().map(|_| quote!(_)).collect();
-        if method {
+        if method && s.sig.params.iter().any(|p| p.ident == "self") {
             field_slots.insert(0, quote!(()));
             field_tangents.insert(0, quote!(()));
             skipped.insert(0, quote!(_));
@@ -369,6 +354,38 @@ impl<'a> Forwarding<'a> {
         items.extend(on);
         items.extend([vjp_into, jvp, vjp]);
         items
+    }
+
+    /// `__g_fields`' own item as the forwarding calls it: the function itself (`None`) or its companion's
+    /// `vjp_into`, `jvp` or `vjp`, or its generic copy's; a method's are associated functions of its `impl`
+    /// (`Self::____g_fields_vjp_into`).
+    fn fields_item(&self, item: Option<&str>) -> TokenStream {
+        let fields = crate::struct_higher::fields_name(self.s.item);
+        if crate::expand::is_method(self.s.item) {
+            let own = match self.generic {
+                true => crate::naming::generic_copy(&fields),
+                false => fields,
+            };
+            return match item {
+                None => quote!(Self::#own),
+                Some(item) => {
+                    let item = crate::naming::method_companion(&own, item);
+                    quote!(Self::#item)
+                }
+            };
+        }
+        let companion = match self.generic {
+            true => quote!(<#fields as ::autodiff::__private::GenericCopy>::copy()),
+            false => quote!(#fields {}),
+        };
+        match (item, self.generic) {
+            (None, true) => quote!(<#fields as ::autodiff::__private::GenericCopy>::Copy::call),
+            (None, false) => quote!(#fields),
+            (Some(item), _) => {
+                let item = Ident::new(item, Span::call_site());
+                quote!(#companion.#item)
+            }
+        }
     }
 
     /// Per declared parameter, the local its slot is bound to (`None` for a struct).
