@@ -27,6 +27,37 @@ pub fn values<D: Differentiable>(value: &D) -> Vec<f64> {
     out
 }
 
+/// The values view of a struct that an `order = K` function keeps constant and passes on whole to a call
+/// (`g(p, x)` with `wrt(x)`): [`values`], with the error of a struct without the derive said for this
+/// use (a constant struct's callee needs no derive; the caller reads it through its view).
+#[inline]
+pub fn constant_values<D: ConstantValues>(value: &D) -> Vec<f64> {
+    value.constant_values()
+}
+
+/// A struct whose values view [`constant_values`] takes: one with `#[derive(Differentiable)]`.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is passed on whole to a call by an `order = K` function, which needs `#[derive(Differentiable)]` on it",
+    label = "kept constant here, and passed on whole to a call in the body",
+    note = "an `order = K` function reads a struct it passes on whole through the struct's values view, which the \
+            derive makes, also where the struct is constant: add `#[derive(autodiff::Differentiable)]` to the \
+            struct (with `#[no_grad]` on its fields that are not floats), or pass the callee the fields it reads \
+            (`p.k`, `&p.v`) in place of the struct"
+)]
+pub trait ConstantValues {
+    /// The values view.
+    fn constant_values(&self) -> Vec<f64>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<D: Differentiable> ConstantValues for D {
+    #[inline]
+    fn constant_values(&self) -> Vec<f64> {
+        values(self)
+    }
+}
+
 /// The values view of `tangent`, a tangent of `primal`: zeros at the `#[no_grad]` floats.
 #[inline]
 pub fn tangent_values<D: Differentiable>(primal: &D, tangent: &D) -> Vec<f64> {

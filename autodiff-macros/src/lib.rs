@@ -13,6 +13,7 @@ mod asserts;
 mod bindings;
 mod chains;
 mod companion;
+mod constant_whole;
 mod context;
 mod custom;
 mod custom_copy;

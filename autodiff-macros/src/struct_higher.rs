@@ -400,7 +400,7 @@ fn names_self(token: &proc_macro2::TokenTree) -> bool {
 }
 
 /// The name of the hidden function of the fields.
-fn fields_name(item: &syn::ItemFn) -> Ident {
+pub(crate) fn fields_name(item: &syn::ItemFn) -> Ident {
     format_ident!("__{}_fields", item.sig.ident)
 }
 
@@ -767,7 +767,7 @@ fn zero_hvp(s: &StructFunction, scalar: &Ident) -> TokenStream {
 
 /// The arguments of the hidden function of the fields, after `Flattened::bind_fields`: the declared
 /// parameters but the structs, and for each struct its field inputs (and `self` itself in an `impl`).
-fn call_args(s: &StructFunction, in_impl: bool) -> Vec<TokenStream> {
+pub(crate) fn call_args(s: &StructFunction, in_impl: bool) -> Vec<TokenStream> {
     let mut args = Vec::new();
     for (i, p) in s.sig.params.iter().enumerate() {
         if !matches!(p.kind, Kind::Struct(_)) {
@@ -802,7 +802,11 @@ fn call_args(s: &StructFunction, in_impl: bool) -> Vec<TokenStream> {
 /// `String` or a `Vec` of anything asked its length)? The hidden function of the fields then takes a slice
 /// of `()` of its length, whatever the field's type, which only the derive knows (as `&[T]` it was a type
 /// error for a `String`).
-fn only_measured(s: &StructFunction, parent: &crate::signature::Param, field: &Ident) -> bool {
+pub(crate) fn only_measured(
+    s: &StructFunction,
+    parent: &crate::signature::Param,
+    field: &Ident,
+) -> bool {
     use syn::visit::Visit;
     struct Uses<'a> {
         field: &'a Ident,

@@ -94,13 +94,16 @@ fn structs_fit(s: &StructFunction, constant: Constant) -> bool {
 
 /// For an `order = K` function that keeps a struct constant and reads only its fields
 /// (`struct_higher.rs`'s way, which needs no derive, so no hidden function over the struct's values view):
-/// stand-ins of that hidden function without a generic copy (`stand_ins_without_copy`), so that a caller
-/// that passes it the struct on whole at `order = K` meets the one error at its call, saying why.
+/// the hidden function `__f_whole` that a caller passing it the struct on whole calls, forwarding to
+/// `__f_fields` (`constant_whole.rs`); where that cannot be made, stand-ins of it without a generic copy
+/// (`stand_ins_without_copy`), so that such a caller at `order = K` meets the one error at its call, saying
+/// why.
 pub(crate) fn constant_stand_ins(s: &StructFunction) -> TokenStream {
     if !returns_f64(s) || serves(s) || !structs_fit(s, Constant::Any) {
         return TokenStream::new();
     }
-    stand_ins_without_copy(s, NoCopy::ConstantFields.reason())
+    crate::constant_whole::items(s)
+        .unwrap_or_else(|| stand_ins_without_copy(s, NoCopy::ConstantFields.reason()))
 }
 
 /// The hidden function `__f_whole`, `f_hvp` and `f_hessian`.
@@ -218,7 +221,8 @@ enum NoCopy {
     DoubtfulScalar,
     /// It returns neither a float nor an array, nor `()` with output parameters (`-> (f64, f64)`).
     Returns,
-    /// It has `order = K` and keeps a struct constant that it only reads by its fields.
+    /// It has `order = K` and keeps a struct constant that it only reads by its fields, and is not a
+    /// function without type or output parameters differentiating no struct (`constant_whole::items`).
     ConstantFields,
 }
 
@@ -234,10 +238,11 @@ impl NoCopy {
                 "it returns neither a float nor an array, nor `()` with its results in output parameters"
             }
             NoCopy::ConstantFields => {
-                "it keeps a parameter struct constant (`wrt(..)` leaves it out) and only reads its fields, so \
-                 it takes its fields as values, not the struct's values view (which needs \
-                 `#[derive(Differentiable)]`): differentiate the struct in it too, or pass it the fields \
-                 it reads"
+                "it keeps a parameter struct constant (`wrt(..)` leaves it out) and only reads its fields, \
+                 which it takes as values; a function without type parameters or output parameters (a \
+                 method in an `impl` without float type parameters) passes them on to its copy from the \
+                 struct, not one that differentiates another struct beside it: pass it the fields it \
+                 reads, or differentiate the struct in it too"
             }
         }
     }
@@ -442,7 +447,17 @@ fn stand_in_items(
         "`{}` keeps its parameter struct constant and has no derivative in it",
         s.item.sig.ident
     );
-    let body = quote!(::core::unreachable!(#message));
+    // The generic copy's items are a compile error once instantiated, through one function holding it
+    // (`no_copy`): an `order = K` caller that keeps the struct constant too and passes it on whole reaches
+    // them (`g(p, x)` with `wrt(x)` in both), which a panic at run time answered before.
+    let no_copy = (scalar.to_string() != "f64").then(|| match method {
+        true => crate::naming::method_companion(&name, "no_copy"),
+        false => Ident::new("no_copy", Span::call_site()),
+    });
+    let body = match &no_copy {
+        None => quote!(::core::unreachable!(#message)),
+        Some(no_copy) => quote!(Self::#no_copy::<__S>()),
+    };
     let args: Vec<TokenStream> = types
         .iter()
         .enumerate()
@@ -489,20 +504,64 @@ fn stand_in_items(
             quote!((#scalar, (#(#tangents,)*))),
         ),
     ];
-    Some(
-        items
-            .into_iter()
-            .map(|(name, receiver, more, ret)| {
-                quote! {
-                    #[doc(hidden)]
-                    #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
-                    #vis fn #name #generics (#receiver #(#args),* #more) -> #ret {
-                        #body
-                    }
+    let mut items: Vec<TokenStream> = items
+        .into_iter()
+        .map(|(name, receiver, more, ret)| {
+            quote! {
+                #[doc(hidden)]
+                #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+                #vis fn #name #generics (#receiver #(#args),* #more) -> #ret {
+                    #body
                 }
-            })
-            .collect(),
-    )
+            }
+        })
+        .collect();
+    if let Some(no_copy) = no_copy {
+        let fail = no_copy_body(s, method);
+        items.push(quote! {
+            #[doc(hidden)]
+            #[inline]
+            #[allow(dead_code, clippy::all, clippy::pedantic, clippy::nursery)]
+            #vis fn #no_copy<__S>() -> ! {
+                #fail
+            }
+        });
+    }
+    Some(items)
+}
+
+// Input:  #[differentiable(wrt(x))] fn first(p: &Cfg, x: &[f64]) -> f64 { .. }     (no `order = K`)
+// Output: struct __NoCopy; impl<S> NoGenericCopy<S> for __NoCopy { const FAIL: () = panic!(..); }
+//         no_generic_copy::<__NoCopy, __S, ()>(); unreachable!()
+/// The body of `stand_ins`' function `no_copy`, which each of their generic items runs: the compile error,
+/// once an `order = K` caller's copy instantiates it, spanned on the function's name, saying that it has no
+/// generic copy and what to do.
+fn no_copy_body(s: &StructFunction, method: bool) -> TokenStream {
+    let name = &s.item.sig.ident;
+    let fix = match method {
+        true => format!(
+            "Write its computation as a free function of the struct with `order = 2` (a function that keeps \
+             its struct constant and only reads its fields has the copy then) and call that, or pass \
+             `{name}` the fields it reads"
+        ),
+        false => format!(
+            "Give `{name}` `order = 2` too (its generic copy is then made, or an error says why it cannot be)"
+        ),
+    };
+    let message = format!(
+        "`{name}` has no generic copy over its parameter structs, which an `order = K` function passing it a \
+         struct on whole needs: it keeps the struct constant (`wrt(..)` leaves it out) and has no `order = K`. \
+         {fix}"
+    );
+    let panic = quote::quote_spanned!(name.span()=> ::core::panic!(#message));
+    quote! {
+        struct __NoCopy;
+        impl<__T> ::autodiff::__private::NoGenericCopy<__T> for __NoCopy {
+            const FAIL: () = #panic;
+        }
+        ::autodiff::__private::no_generic_copy::<__NoCopy, __S, ()>();
+        ::core::unreachable!()
+    }
 }
 
 /// Could the field input `ident`, which the body reads as a scalar and not as an integer by the syntax
@@ -1365,6 +1424,15 @@ impl VisitMut for CopiedFields<'_> {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
+/// How `f_hvp` and `f_derivatives` take the values view of the struct `p`: `values`, or `constant_values`
+/// for a constant one, whose error without the derive says why a struct outside `wrt(..)` needs it.
+fn values_of(p: &crate::signature::Param) -> TokenStream {
+    match p.active {
+        true => quote!(::autodiff::__private::values),
+        false => quote!(::autodiff::__private::constant_values),
+    }
+}
+
 /// `f_derivatives(<params>) -> [f64; K + 1]` for a function whose one active input is a float (its structs
 /// constant, passed on whole): `__f_whole_derivatives` on the structs' values views.
 fn derivatives(s: &StructFunction, order: &syn::LitInt) -> TokenStream {
@@ -1386,7 +1454,8 @@ fn derivatives(s: &StructFunction, order: &syn::LitInt) -> TokenStream {
             _ => quote!(&#ident),
         };
         let view = format_ident!("__values_{}", i, span = Span::mixed_site());
-        views.push(quote!(let #view = ::autodiff::__private::values(#reference);));
+        let read = values_of(p);
+        views.push(quote!(let #view = #read(#reference);));
         args.push(reference);
         args.push(quote!(&#view));
     }
@@ -1467,7 +1536,8 @@ fn hvp(s: &StructFunction) -> TokenStream {
             _ => quote!(&#ident),
         };
         let (view, d, dv) = (values(i), direction(i), direction_values(i));
-        views.push(quote!(let #view = ::autodiff::__private::values(#reference);));
+        let read = values_of(p);
+        views.push(quote!(let #view = #read(#reference);));
         args.push(quote!(#reference));
         args.push(quote!(&#view));
         if !p.active {
@@ -1520,6 +1590,45 @@ mod tests {
 
     fn expanded(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> String {
         crate::expand::differentiable(attr, item).to_string()
+    }
+
+    #[test]
+    fn the_generic_copy_of_a_first_order_function_keeping_its_struct_constant_is_a_compile_error() {
+        // An `order = K` caller keeping the struct constant too reaches it (`first(p, x)`): a compile error
+        // once instantiated (under `cargo build`, not `cargo check`), where it panicked at run time.
+        for (item, copy) in [
+            (
+                quote!(
+                    fn first(p: &Cfg, x: &[f64]) -> f64 {
+                        p.b * x[0]
+                    }
+                ),
+                "struct ____first_whole_generic",
+            ),
+            (
+                quote!(
+                    fn first(&self, x: &[f64]) -> f64 {
+                        self.b * x[0]
+                    }
+                ),
+                "fn ____first_whole_generic",
+            ),
+        ] {
+            let text = expanded(quote!(wrt(x)), item);
+            let (_, generic) = text.split_once(copy).expect("the stand-ins' generic copy");
+            assert!(
+                generic.contains("no_generic_copy :: < __NoCopy , __S , () >"),
+                "{generic}"
+            );
+            assert!(
+                generic.contains("`first` has no generic copy over its parameter structs"),
+                "{generic}"
+            );
+            assert!(
+                !generic.contains("unreachable ! (\"`first` keeps"),
+                "{generic}"
+            );
+        }
     }
 
     #[test]
@@ -1600,8 +1709,9 @@ mod tests {
 
     #[test]
     fn a_constant_struct_only_read_by_its_fields_keeps_them_as_values() {
-        // No derive needed: the fields' hidden function, and stand-ins of `__f_whole` without a
-        // generic copy, whose absence is the one error of a caller passing the struct on whole.
+        // No derive needed: the fields' hidden function, and `__f_whole` forwarding to it, binding the
+        // fields from the struct, with its generic copy (`constant_whole.rs`), which a caller passing the
+        // struct on whole at `order = K` calls.
         let text = expanded(
             quote!(wrt(x), order = 2),
             quote! {
@@ -1614,11 +1724,16 @@ mod tests {
         assert!(text.contains("fn __f_fields"), "{text}");
         assert!(text.contains("struct __f_whole"), "{text}");
         assert!(
-            !text.contains("impl :: autodiff :: __private :: HasGenericCopy for __f_whole"),
+            text.contains("impl :: autodiff :: __private :: HasGenericCopy for __f_whole"),
             "{text}"
         );
+        assert!(
+            text.contains("let __p_b = p . b ; __f_fields { } . vjp_into (__p_b , x , d_ret"),
+            "{text}"
+        );
+        assert!(!text.contains("unreachable"), "{text}");
         // A method's constant `self` passed on keeps the fields' way (its calls reach the callees'
-        // generic copies in the `impl`).
+        // generic copies in the `impl`), with `__f_whole` forwarding to it, taking `&self`.
         let method = expanded(
             quote!(wrt(x), order = 2),
             quote! {
@@ -1628,7 +1743,15 @@ mod tests {
             },
         );
         assert!(!method.contains("compile_error"), "{method}");
-        assert!(!method.contains("__struct_whole"), "{method}");
+        assert!(method.contains("fn __f_fields"), "{method}");
+        assert!(
+            method.contains("fn __f_whole (& self , __self_values : & [f64] , x : f64) -> f64"),
+            "{method}"
+        );
+        assert!(
+            method.contains("Self :: ____f_fields_vjp_into (self , __self_b , x , d_ret"),
+            "{method}"
+        );
     }
 
     #[test]

@@ -945,6 +945,12 @@ impl Flattened {
         self.prologue(sig)
     }
 
+    /// The same, each field read in the float type `lift` (`__private::lift`), as a generic copy over
+    /// `lift` takes it (`struct_whole::forwarding`).
+    pub(crate) fn bind_fields_lifted(&self, sig: &Signature, lift: &Ident) -> TokenStream {
+        self.prologue_in(sig, Some(lift))
+    }
+
     /// The flattened body as a function's own body: the field inputs bound under the names the body spells
     /// (those of the generated code are hygienic), then the body.
     pub(crate) fn body_with_fields(&self, sig: &Signature) -> syn::Block {
@@ -984,6 +990,11 @@ impl Flattened {
     /// Binds the field inputs at the start of a generated body: `let __p_w = &p.w;`, `let __p_b = p.b;`
     /// (and `let p = &p;` for a struct taken by value, so that every struct is a reference).
     fn prologue(&self, sig: &Signature) -> TokenStream {
+        self.prologue_in(sig, self.lift.as_ref())
+    }
+
+    /// `prologue`, the fields read in the float type `lift` where it is given.
+    fn prologue_in(&self, sig: &Signature, lift: Option<&Ident>) -> TokenStream {
         let mut code = Vec::new();
         for p in &sig.params {
             // `self` cannot be rebound: a `self` taken by value is borrowed where it is used (`reference`).
@@ -998,7 +1009,7 @@ impl Flattened {
         for input in &self.fields {
             let (parent, path, ident) =
                 (&sig.params[input.parent].ident, &input.path, &input.ident);
-            let lifted = self.lift.as_ref().map(|scalar| {
+            let lifted = lift.map(|scalar| {
                 quote!(::autodiff::__private::lift::<#scalar, _>(
                     ::core::clone::Clone::clone(&#parent #(.#path)*)
                 ))
