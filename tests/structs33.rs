@@ -530,3 +530,47 @@ fn a_method_keeping_self_constant_called_by_its_path() {
         }
     }
 }
+
+// The struct after the other parameters: `__g_fields` takes its fields where the struct is, so the slots
+// of the forwarding items follow the parameters' order (they put the fields first, E0308 in the
+// generated code; found by tests/matrix33_more.rs's `s_wrt`). `k (b x0 + c x1^2) + x2`.
+#[differentiable(wrt(x), order = 2)]
+fn struct_last(x: &[f64], k: f64, p: &Cfg) -> f64 {
+    k * (p.b * x[0] + p.inner.c * x[1] * x[1]) + x[2]
+}
+
+#[differentiable(wrt(x), order = 2)]
+fn calls_struct_last(p: &Cfg, x: &[f64]) -> f64 {
+    struct_last(x, 2.0, p) * x[0]
+}
+
+#[test]
+fn a_struct_after_the_other_parameters() {
+    let p = cfg();
+    for x in points(3311) {
+        let s = 2.0 * (p.b * x[0] + p.inner.c * x[1] * x[1]) + x[2];
+        let (v, g) = calls_struct_last_grad(&p, &x);
+        assert_close(v, s * x[0], 1e-12, "value");
+        // d/dx0 = 2b x0 + s, d/dx1 = 4c x1 x0, d/dx2 = x0.
+        let by_hand = [2.0 * p.b * x[0] + s, 4.0 * p.inner.c * x[1] * x[0], x[0]];
+        assert_all_close(&g, &by_hand, 1e-12, "gradient by hand");
+        assert_fd_gradient(|y| calls_struct_last(&p, y), &x, &g, "gradient");
+        let (_, hg, h) = calls_struct_last_hessian(&p, &x);
+        assert_all_close(&hg, &by_hand, 1e-12, "Hessian's gradient");
+        let c = p.inner.c;
+        let expected = vec![
+            vec![4.0 * p.b, 4.0 * c * x[1], 1.0],
+            vec![4.0 * c * x[1], 4.0 * c * x[0], 0.0],
+            vec![1.0, 0.0, 0.0],
+        ];
+        assert_matrix(&h, &expected, 1e-10, "Hessian by hand");
+        assert_hessian_fd(
+            &h,
+            |y| calls_struct_last_grad(&p, y).1,
+            &x,
+            1e-6,
+            "Hessian by differences",
+        );
+        assert_hvp_columns(&h, |e| calls_struct_last_hvp(&p, &x, e).2, "hvp");
+    }
+}

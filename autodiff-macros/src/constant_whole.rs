@@ -267,17 +267,39 @@ impl<'a> Forwarding<'a> {
             fixed("__value"),
             fixed("__cotangents"),
         );
-        // The slots of `__g_fields`' items: the fields' (none given back for a constant struct, zero
-        // tangents), then the other parameters' as the caller passed them.
-        let (mut field_slots, mut field_tangents) = self.field_slots();
+        // The slots of `__g_fields`' items, in its parameters' order: each struct's fields where the
+        // struct is (none given back for a constant struct, zero tangents), the other parameters' as the
+        // caller passed them.
+        let (field_slots, field_tangents) = self.field_slots();
+        let parents: Vec<usize> = s.flat.field_inputs().map(|f| f.parent).collect();
+        let (mut slots, mut tangent_slots, mut skipped) = (Vec::new(), Vec::new(), Vec::new());
         // A method's `__g_fields` takes `self` first, a constant: `()` in its slots.
-        let mut skipped: Vec<TokenStream> = s.flat.field_inputs().map(|_| quote!(_)).collect();
         if method && s.sig.params.iter().any(|p| p.ident == "self") {
-            field_slots.insert(0, quote!(()));
-            field_tangents.insert(0, quote!(()));
-            skipped.insert(0, quote!(_));
+            slots.push(quote!(()));
+            tangent_slots.push(quote!(()));
+            skipped.push(quote!(_));
         }
-        let locals: Vec<&Ident> = self.locals.iter().flatten().collect();
+        for (i, (p, local)) in s.sig.params.iter().zip(self.param_locals()).enumerate() {
+            match (&p.kind, local) {
+                (Kind::Struct(_), _) => {
+                    for (k, _) in parents
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, parent)| **parent == i)
+                    {
+                        slots.push(field_slots[k].clone());
+                        tangent_slots.push(field_tangents[k].clone());
+                        skipped.push(quote!(_));
+                    }
+                }
+                (_, Some(local)) => {
+                    slots.push(quote!(#local));
+                    tangent_slots.push(quote!(#local));
+                    skipped.push(quote!(#local));
+                }
+                (_, None) => {}
+            }
+        }
         let pattern: Vec<TokenStream> = self
             .locals
             .iter()
@@ -330,7 +352,7 @@ impl<'a> Forwarding<'a> {
             #vis fn #vjp_into_name #generics (#receiver #(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret {
                 let (#(#pattern,)*) = #grads;
                 #prologue
-                #companion_vjp_into(#(#args,)* #d_ret, (#(#field_slots,)* #(#locals,)*))
+                #companion_vjp_into(#(#args,)* #d_ret, (#(#slots,)*))
             }
         };
         let jvp = quote! {
@@ -338,7 +360,7 @@ impl<'a> Forwarding<'a> {
             #vis fn #jvp_name #generics (#receiver #(#params,)* #tangents: (#(#tangent_types,)*)) -> (#ret, #ret) {
                 let (#(#pattern,)*) = #tangents;
                 #prologue
-                #companion_jvp(#(#args,)* (#(#field_tangents,)* #(#locals,)*))
+                #companion_jvp(#(#args,)* (#(#tangent_slots,)*))
             }
         };
         let vjp = quote! {
@@ -346,7 +368,7 @@ impl<'a> Forwarding<'a> {
             #vis fn #vjp_name #generics (#receiver #(#params,)* #d_ret: #ret) -> (#ret, (#(#cotangent_types,)*)) {
                 #prologue
                 let (#value, #cotangents) = #companion_vjp(#(#args,)* #d_ret);
-                let (#(#skipped,)* #(#locals,)*) = #cotangents;
+                let (#(#skipped,)*) = #cotangents;
                 (#value, (#(#gathered,)*))
             }
         };
