@@ -19,6 +19,21 @@ pub(crate) fn bound_names(pat: &Pat) -> Vec<String> {
     names.0
 }
 
+/// Every name a pattern of `block` binds (a `let`, a closure's or a `for`'s pattern, a `match` arm), outside
+/// the `fn` items nested in it, which have their own parameters.
+pub(crate) fn bound_in_block(block: &syn::Block) -> std::collections::BTreeSet<String> {
+    struct Names(std::collections::BTreeSet<String>);
+    impl<'ast> Visit<'ast> for Names {
+        fn visit_pat(&mut self, pat: &'ast Pat) {
+            self.0.extend(bound_names(pat));
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut names = Names(Default::default());
+    names.visit_block(block);
+    names.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::bound_names;

@@ -928,7 +928,9 @@ fn self_only_a_receiver(item: &syn::ItemFn, self_differentiated: bool) -> bool {
         .iter()
         .filter_map(|a| match a {
             syn::FnArg::Typed(t) => match (&*t.pat, float) {
-                (syn::Pat::Ident(i), Some(float)) if mentions(t.ty.to_token_stream(), float) => {
+                (syn::Pat::Ident(i), Some(float))
+                    if crate::naming::names_any(t.ty.to_token_stream(), &[float]) =>
+                {
                     Some(i.ident.to_string())
                 }
                 _ => None,
@@ -936,14 +938,6 @@ fn self_only_a_receiver(item: &syn::ItemFn, self_differentiated: bool) -> bool {
             syn::FnArg::Receiver(_) => None,
         })
         .collect();
-    // Does a type name the float (`f64`, `&[f64]`, `[[f64; 2]; 3]`)?
-    fn mentions(tokens: TokenStream, float: &str) -> bool {
-        tokens.into_iter().any(|t| match t {
-            proc_macro2::TokenTree::Group(g) => mentions(g.stream(), float),
-            proc_macro2::TokenTree::Ident(i) => i == float,
-            _ => false,
-        })
-    }
     // `x`, `&x`, `x[i]`, `&x[a..b]` of a float parameter `x`.
     fn float_param(e: &syn::Expr, floats: &[String]) -> bool {
         match e {

@@ -153,7 +153,7 @@ fn through_shadow(
             return TokenStream::new();
         }
     };
-    let other = if float == "f64" { "f32" } else { "f64" };
+    let other = crate::shadow::other_float(float);
     // A parameter of the other float type (`fn f(x: f32, w: &[f32]) -> f64`), a scalar or a slice, `Vec` or
     // array of them, is converted to the result's where the items call the copy, and its derivatives back.
     let mut forms = Vec::new();
@@ -325,7 +325,7 @@ impl OtherFloat {
     /// The form of `p`, with `other` the other float type; `None` for one the items cannot convert (a
     /// matrix, a tuple, `&f32`).
     fn of(p: &Param, other: &str) -> Option<OtherFloat> {
-        if !mentions(p.ty.to_token_stream(), other) {
+        if !crate::naming::names_any(p.ty.to_token_stream(), &[other]) {
             return Some(OtherFloat::No);
         }
         if matches!(&p.ty, Type::Path(t) if t.qself.is_none() && t.path.is_ident(other)) {
@@ -382,15 +382,6 @@ impl OtherFloat {
             }
         }
     }
-}
-
-/// Does `tokens` name `ident`, also inside brackets (`&[f32]`, `(f32, f64)`)?
-fn mentions(tokens: TokenStream, ident: &str) -> bool {
-    tokens.into_iter().any(|t| match t {
-        proc_macro2::TokenTree::Group(g) => mentions(g.stream(), ident),
-        proc_macro2::TokenTree::Ident(i) => i == ident,
-        _ => false,
-    })
 }
 
 /// For each call, a check that what the first-order derivative uses for it has a generic copy (not the
@@ -538,13 +529,7 @@ fn in_generic_impl(
     order: &syn::LitInt,
     k: usize,
 ) -> Option<TokenStream> {
-    fn mentions_self(tokens: TokenStream) -> bool {
-        tokens.into_iter().any(|t| match t {
-            proc_macro2::TokenTree::Ident(i) => i == "Self" || i == "self",
-            proc_macro2::TokenTree::Group(g) => mentions_self(g.stream()),
-            _ => false,
-        })
-    }
+    let mentions_self = |tokens: TokenStream| crate::naming::names_any(tokens, &["Self", "self"]);
     let Type::Path(ret) = &sig.ret_ty else {
         return None;
     };

@@ -268,7 +268,7 @@ impl IntegerUses<'_> {
 }
 
 /// Is `ty` `f64` or `f32` (the float types an `as` converts to)?
-fn is_float_type(ty: &syn::Type) -> bool {
+pub(crate) fn is_float_type(ty: &syn::Type) -> bool {
     match ty {
         syn::Type::Path(p) if p.qself.is_none() => p.path.is_ident("f64") || p.path.is_ident("f32"),
         syn::Type::Paren(p) => is_float_type(&p.elem),

@@ -20,19 +20,17 @@ use crate::ir::{FloatFn, Kind};
 use crate::lower::strip_parens;
 use crate::signature::Signature;
 use std::collections::BTreeMap;
-use syn::visit::Visit;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Type};
 
 /// Rewrites, in `block`, the method calls on the parameter structs of `sig` taken by reference.
 pub(crate) fn rewrite(block: &mut syn::Block, sig: &Signature) {
-    let mut bound = Bound::default();
-    bound.visit_block(block);
+    let bound = crate::bindings::bound_in_block(block);
     let structs: BTreeMap<String, Receiver> = sig
         .params
         .iter()
         .filter(|p| matches!(p.kind, Kind::Struct(_)))
-        .filter(|p| !bound.names.contains(&p.ident.to_string()))
+        .filter(|p| !bound.contains(&p.ident.to_string()))
         .filter_map(|p| {
             let path = call_path(&p.ty)?;
             Some((
@@ -72,21 +70,6 @@ fn call_path(ty: &Type) -> Option<syn::Path> {
         }
     }
     Some(path)
-}
-
-/// The names a pattern of the body binds (outside nested `fn` items, which have their own parameters).
-#[derive(Default)]
-struct Bound {
-    names: std::collections::BTreeSet<String>,
-}
-
-impl<'ast> Visit<'ast> for Bound {
-    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-        self.names.insert(p.ident.to_string());
-        syn::visit::visit_pat_ident(self, p);
-    }
-
-    fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
 /// A parameter struct whose methods are called by their path.

@@ -76,6 +76,16 @@ pub(crate) fn tangent_base(primal: &str) -> String {
     format!("__dot_{}", without_raw(primal).trim_start_matches('_'))
 }
 
+/// Does `tokens` name one of `idents`, also inside brackets and parentheses (`&[f32]`, `(f32, f64)`,
+/// `[Vec<f32>]`, whose inner tokens the top level does not show)?
+pub(crate) fn names_any(tokens: TokenStream, idents: &[&str]) -> bool {
+    tokens.into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Group(g) => names_any(g.stream(), idents),
+        proc_macro2::TokenTree::Ident(i) => idents.iter().any(|name| i == name),
+        _ => false,
+    })
+}
+
 /// A local of the generated code called `name`, which may be made from the user's names: a raw
 /// identifier's `r#` is dropped inside it (`__lifted_r#in` is `__lifted_in`); a name that is a keyword
 /// is raw (the value of the user's `r#in` is `r#in`), or gets a `_` where no raw identifier can be (`self`).

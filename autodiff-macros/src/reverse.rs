@@ -448,6 +448,17 @@ impl Reverse<'_, '_> {
         (concat(params), concat(code))
     }
 
+    /// Is `o` the value of a call (`let v = g(..);`)?
+    fn is_call_result(&self, o: &Operand) -> bool {
+        o.var().is_some_and(|v| {
+            self.e
+                .f
+                .all_stmts()
+                .into_iter()
+                .any(|s| matches!(s, Stmt::Let { var, value: Value::Call { .. } } if *var == v))
+        })
+    }
+
     /// Adds `contribution` to the adjoint of `target`.
     fn contribute(
         &mut self,
@@ -762,7 +773,10 @@ impl Reverse<'_, '_> {
                     // (`wide(x as f64) as f32` in an `f32` function): its adjoint is converted back to
                     // the type the callee's cotangent has, which the compiler infers from that slot;
                     // `as _` between equal types is the identity.
-                    Kind::Float(None) if is_primitive_float(target) && self.is_call_result(o) => {
+                    Kind::Float(None)
+                        if crate::integer_fields::is_float_type(target)
+                            && self.is_call_result(o) =>
+                    {
                         quote!((#d as _))
                     }
                     _ => d.clone(),
@@ -1320,24 +1334,6 @@ fn pushed(f: &crate::ir::Function, array: Array) -> bool {
     f.all_stmts()
         .into_iter()
         .any(|s| matches!(s, Stmt::Push { array: a, .. } if *a == array))
-}
-
-impl Reverse<'_, '_> {
-    /// Is `o` the value of a call (`let v = g(..);`)?
-    fn is_call_result(&self, o: &Operand) -> bool {
-        o.var().is_some_and(|v| {
-            self.e
-                .f
-                .all_stmts()
-                .into_iter()
-                .any(|s| matches!(s, Stmt::Let { var, value: Value::Call { .. } } if *var == v))
-        })
-    }
-}
-
-/// Is `ty` `f32` or `f64`?
-fn is_primitive_float(ty: &syn::Type) -> bool {
-    matches!(ty, syn::Type::Path(p) if p.path.is_ident("f32") || p.path.is_ident("f64"))
 }
 
 #[cfg(test)]

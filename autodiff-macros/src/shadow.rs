@@ -455,6 +455,15 @@ fn is_bool(expr: &Expr, bools: &[String]) -> bool {
     }
 }
 
+/// The float type other than `float`: `f32` beside `f64`, `f64` beside `f32`.
+pub(crate) fn other_float(float: &str) -> &'static str {
+    if float == "f64" {
+        "f32"
+    } else {
+        "f64"
+    }
+}
+
 /// Whether `ty` is the float type or a primitive integer type (a cast the shadow rewrites).
 fn is_number(ty: &Type, float: &str) -> bool {
     matches!(ty, Type::Path(p) if p.qself.is_none()
@@ -916,7 +925,7 @@ fn why_no_copy_with(
         }
     }
     let bindings = bindings(item);
-    let other_float = if float == "f64" { "f32" } else { "f64" };
+    let other_float = other_float(float);
     let matrices = item
         .sig
         .inputs
@@ -2113,26 +2122,21 @@ impl Rewrite<'_> {
             && !segments.iter().any(|s| s == self.float)
     }
 
+    /// The written function's other float type, whose values the copy holds in its own float type too.
+    fn other_float(&self) -> &'static str {
+        other_float(self.float)
+    }
+
+    /// Is `ty` a float type the copy holds in its own (`__S`): the function's, and `f64` in an `f32`
+    /// function (`x as f64`, exact on the values, which the copy keeps in its float type of `f32`; in an `f64`
+    /// function `x as f32` rounds, `round_f32`).
+    fn is_copy_float(&self, ty: &Type) -> bool {
+        matches!(ty, Type::Path(p) if p.qself.is_none()
+            && (p.path.is_ident(self.float) || self.float == "f32" && p.path.is_ident("f64")))
+    }
+
     /// `::autodiff::__private::lit::<__S>(value as f64)`, built as the tree `parse_quote!` gives, without
     /// printing `value` and parsing it again.
-    /// The float type of the written function's other float (`f32` in an `f64` function, `f64` in an
-    /// `f32` one), whose values the copy holds in its own float type too.
-    fn other_float(&self) -> &'static str {
-        if self.float == "f64" {
-            "f32"
-        } else {
-            "f64"
-        }
-    }
-
-    /// Is `ty` `f64` in an `f32` function (`x as f64`): a conversion the copy makes to its own float type
-    /// (exact on the values, and it keeps the tangents), where the function computes on in `f64` and the copy
-    /// in its float type of `f32`.
-    fn is_widening(&self, ty: &Type) -> bool {
-        self.float == "f32"
-            && matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident("f64"))
-    }
-
     fn lit(&self, value: Expr) -> Expr {
         let ident = |name: &str| Ident::new(name, Span::call_site());
         let type_named = |ident: Ident| {
@@ -2197,7 +2201,7 @@ impl VisitMut for Rewrite<'_> {
         let syn::Pat::Type(typed) = &local.pat else {
             return visit_mut::visit_local_mut(self, local);
         };
-        let other = if self.float == "f64" { "f32" } else { "f64" };
+        let other = self.other_float();
         let is_other =
             |ty: &Type| matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident(other));
         let is_literal = |e: &Expr| match e {
@@ -2666,11 +2670,7 @@ impl VisitMut for Rewrite<'_> {
             // `g(x) as f64` of a callee with derivatives: its copy returns the copy's float type, which
             // `cast` would take through `f64`, dropping a dual number's tangents in the copy's own body
             // (the value an `order = K` caller reads): the call as it is.
-            Expr::Cast(c)
-                if (matches!(&*c.ty, Type::Path(p) if p.path.is_ident(self.float))
-                    || self.is_widening(&c.ty))
-                    && self.is_active_call(&c.expr) =>
-            {
+            Expr::Cast(c) if self.is_copy_float(&c.ty) && self.is_active_call(&c.expr) => {
                 self.visit_expr_mut(&mut c.expr);
                 let call = (*c.expr).clone();
                 *expr = syn::parse_quote!((#call));
@@ -2678,7 +2678,7 @@ impl VisitMut for Rewrite<'_> {
             }
             // `x as f64` in an `f32` function: the copy's float type, as `f64` is there.
             Expr::Cast(c)
-                if (is_number(&c.ty, self.float) || self.is_widening(&c.ty))
+                if (is_number(&c.ty, self.float) || self.is_copy_float(&c.ty))
                     && !is_bool(&c.expr, &self.bools) =>
             {
                 self.visit_expr_mut(&mut c.expr);
@@ -2688,7 +2688,7 @@ impl VisitMut for Rewrite<'_> {
                 }
                 let scalar = self.scalar;
                 *expr = match &*c.ty {
-                    Type::Path(p) if p.path.is_ident(self.float) || self.is_widening(&c.ty) => {
+                    ty if self.is_copy_float(ty) => {
                         syn::parse_quote!(::autodiff::__private::cast::<#scalar, _>(#value))
                     }
                     ty => syn::parse_quote!(::autodiff::__private::to_int::<#ty, _>(#value)),

@@ -911,13 +911,7 @@ pub(crate) mod pairs {
     /// brackets too: `[Vec<f32>]` is one group of tokens, whose `f32` the top level does not show, which
     /// made `&[f64]` the values of an `f32` matrix and broke its function's first order; matrix33.)
     fn float_of(ty: &syn::Type) -> Ident {
-        fn names_f32(tokens: proc_macro2::TokenStream) -> bool {
-            tokens.into_iter().any(|t| match t {
-                proc_macro2::TokenTree::Group(g) => names_f32(g.stream()),
-                t => t.to_string() == "f32",
-            })
-        }
-        let f32 = names_f32(quote::ToTokens::to_token_stream(ty));
+        let f32 = crate::naming::names_any(quote::ToTokens::to_token_stream(ty), &["f32"]);
         Ident::new(if f32 { "f32" } else { "f64" }, Span::call_site())
     }
 
