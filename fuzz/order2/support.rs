@@ -1,5 +1,6 @@
 //! Run-time support of the `--order2` work crate (written there as `src/support.rs`): inputs of the right
-//! shape for each parameter, and the check of `f_hessian` against central differences of `f_grad`.
+//! shape for each parameter, and the checks of `f_grad` against central differences of the function's value
+//! and of `f_hessian` against central differences of `f_grad`.
 #![allow(dead_code)]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -295,9 +296,20 @@ impl Eval {
     }
 }
 
-/// The generated check of one function: makes its inputs from the source, calls `f_grad` (or, when asked,
-/// `f_hessian`).
-pub type Check = fn(&Config, &mut Source, bool) -> Eval;
+/// What a check's call asks of the function.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Ask {
+    /// `f` itself: the value alone (the gradient left empty).
+    Value,
+    /// `f_grad`.
+    Gradient,
+    /// `f_hessian`.
+    Hessian,
+}
+
+/// The generated check of one function: makes its inputs from the source and calls `f`, `f_grad` or
+/// `f_hessian` as asked.
+pub type Check = fn(&Config, &mut Source, Ask) -> Eval;
 
 fn quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     catch_unwind(AssertUnwindSafe(f)).map_err(|e| {
@@ -313,7 +325,7 @@ pub fn check(f: Check) -> String {
     let mut last = String::from("no configuration gave a finite value");
     for c in CONFIGS {
         let mut src = Source::new(1);
-        match quietly(|| f(c, &mut src, false)) {
+        match quietly(|| f(c, &mut src, Ask::Gradient)) {
             Ok(e) if e.value.is_finite() && e.gradient.iter().all(|g| g.is_finite()) => {
                 return check_points(f, c);
             }
@@ -328,11 +340,11 @@ fn check_points(f: Check, c: &Config) -> String {
     let mut checked = 0;
     for seed in 1..=3u64 {
         let mut src = Source::new(seed);
-        let base = match quietly(|| f(c, &mut src, false)) {
+        let base = match quietly(|| f(c, &mut src, Ask::Gradient)) {
             Ok(e) if e.value.is_finite() && e.gradient.iter().all(|g| g.is_finite()) => e,
             _ => continue,
         };
-        let h = match quietly(|| f(c, &mut src.replay(), true)) {
+        let h = match quietly(|| f(c, &mut src.replay(), Ask::Hessian)) {
             Ok(h) => h,
             Err(m) => return format!("panic f_hessian panicked with {c:?}: {m}"),
         };
@@ -358,10 +370,15 @@ fn check_points(f: Check, c: &Config) -> String {
             );
         }
         // With output parameters, which are inputs is known by the gradient's length only: one choice
-        // of them must agree (two of the same length seldom both could).
+        // of them must agree (two of the same length seldom both could). The gradient first, against
+        // differences of the function's own value (an oracle that shares no code with the sweeps), then
+        // the Hessian against differences of the gradient.
         let mut outcome = Err(String::new());
         for active in &candidates {
-            outcome = compare(f, c, &src, seed, active, &hessian, gscale, base.single, close);
+            outcome = compare_gradient(f, c, &src, seed, active, &base, gscale, close).and_then(|finite| {
+                let hessian = compare(f, c, &src, seed, active, &hessian, gscale, base.single, close)?;
+                Ok(finite && hessian)
+            });
             if outcome.is_ok() {
                 break;
             }
@@ -377,6 +394,48 @@ fn check_points(f: Check, c: &Config) -> String {
         return format!("noinput no point of {c:?} gave finite differences");
     }
     format!("ok {checked} points, {c:?}")
+}
+
+/// `f_grad`'s gradient `base` against central differences of the function's value over the inputs `active`
+/// of the point `src`: `Ok(true)` if they agree, `Ok(false)` if the differences are not finite, else why not.
+#[allow(clippy::too_many_arguments)]
+fn compare_gradient(
+    f: Check,
+    c: &Config,
+    src: &Source,
+    seed: u64,
+    active: &[usize],
+    base: &Eval,
+    gscale: f64,
+    close: impl Fn(f64, f64, f64) -> bool,
+) -> Result<bool, String> {
+    let mut fd = Vec::with_capacity(active.len());
+    for &i in active {
+        let x = src.values[i];
+        let step = if base.single { 1e-2 } else { 1e-5 } * x.abs().max(1.0);
+        let at = |d: f64| {
+            let mut s = src.replay();
+            s.values[i] = x + d;
+            quietly(|| f(c, &mut s, Ask::Value)).map(|e| e.value)
+        };
+        let (Ok(plus), Ok(minus)) = (at(step), at(-step)) else {
+            return Err(format!("noinput f panicked next to the point ({c:?})"));
+        };
+        fd.push((plus - minus) / (2.0 * step));
+    }
+    if fd.iter().any(|v| !v.is_finite()) {
+        return Ok(false);
+    }
+    let scale = fd.iter().fold(gscale, |s, v| s.max(v.abs()));
+    for (k, (g, d)) in base.gradient.iter().zip(&fd).enumerate() {
+        if !close(*g, *d, scale) {
+            return Err(format!(
+                "wrong f_grad[{k}] = {g:e}, central differences of f give {d:e} (point {seed}, {c:?}, x = {:?})",
+                src.values
+            ));
+        }
+    }
+    Ok(true)
 }
 
 /// `hessian` against central differences of `f_grad` over the inputs `active` of the point `src`: `Ok(true)`
@@ -404,7 +463,7 @@ fn compare(
         let at = |d: f64| {
             let mut s = src.replay();
             s.values[i] = x + d;
-            quietly(|| f(c, &mut s, false)).map(|e| e.gradient)
+            quietly(|| f(c, &mut s, Ask::Gradient)).map(|e| e.gradient)
         };
         let (Ok(plus), Ok(minus)) = (at(step), at(-step)) else {
             return Err(format!("noinput f_grad panicked next to the point ({c:?})"));

@@ -8,8 +8,9 @@
 //! beside every `#[custom_gradient]` function and every `#[gradient_of]` registration, a twin
 //! `#[differentiable(order = 2)]` that calls it. The crate is built; an error inside a twin (found through
 //! marker items around it) counts the twin as failing to compile and drops it, and the build is repeated
-//! until it passes. Then each twin's `f__o2_hessian`, at random points of shapes found by trial, is compared
-//! with central differences of its `f__o2_grad`. An output parameter (`&mut [T]`, `&mut T`) is made anew for
+//! until it passes. Then, at random points of shapes found by trial, each twin's `f__o2_grad` is compared
+//! with central differences of the twin's value (the function as written, an oracle that shares no code with
+//! the sweeps), and its `f__o2_hessian` with central differences of its `f__o2_grad`. An output parameter (`&mut [T]`, `&mut T`) is made anew for
 //! each call from the point's floats; they are inputs of the Hessian where the function reads the output's
 //! incoming value, which the harness learns from the gradient's length. The structs and enums of a file
 //! that the harness can make from the point's floats (`shapes.rs`) are parameters like the others, and so is
@@ -1137,7 +1138,8 @@ impl Rewriter<'_> {
         Some((id, twin))
     }
 
-    /// The harness function of twin `id`: `__o2_dispatch_<id>(config, source, hessian) -> Eval`; a method's
+    /// The harness function of twin `id`: `__o2_dispatch_<id>(config, source, ask) -> Eval`, which calls the
+    /// twin, its `_grad` or its `_hessian` as `ask` says; a method's
     /// (`receiver`: its `impl`) is called as `<Ty>::f__o2_<id>_hessian(&self_, ..)`.
     fn check(
         &mut self,
@@ -1242,12 +1244,16 @@ impl Rewriter<'_> {
         let name = &twin.sig.ident;
         let grad = format_ident!("{name}_grad");
         let hessian = format_ident!("{name}_hessian");
-        let (grad, hessian) = match receiver {
+        let (value, grad, hessian) = match receiver {
             Some(r) => {
                 let ty = &r.self_ty;
-                (quote!(<#ty>::#grad), quote!(<#ty>::#hessian))
+                (
+                    quote!(<#ty>::#name),
+                    quote!(<#ty>::#grad),
+                    quote!(<#ty>::#hessian),
+                )
             }
-            None => (quote!(#grad), quote!(#hessian)),
+            None => (quote!(#name), quote!(#grad), quote!(#hessian)),
         };
         let dispatch = format_ident!("__o2_dispatch_{id}");
         let dispatch_fn: syn::Item = syn::parse_quote! {
@@ -1255,15 +1261,22 @@ impl Rewriter<'_> {
             pub(crate) fn #dispatch(
                 __c: &crate::support::Config,
                 __src: &mut crate::support::Source,
-                __hessian: bool,
+                __ask: crate::support::Ask,
             ) -> crate::support::Eval {
                 #(#lets)*
-                if __hessian {
-                    let (__v, __g, __h) = #hessian(#(#args),*);
-                    crate::support::Eval::new(__v, &__g, Some(&__h))
-                } else {
-                    let (__v, __g) = #grad(#(#args),*);
-                    crate::support::Eval::new(__v, &__g, None::<&::std::vec::Vec<::std::vec::Vec<f64>>>)
+                match __ask {
+                    crate::support::Ask::Hessian => {
+                        let (__v, __g, __h) = #hessian(#(#args),*);
+                        crate::support::Eval::new(__v, &__g, Some(&__h))
+                    }
+                    crate::support::Ask::Gradient => {
+                        let (__v, __g) = #grad(#(#args),*);
+                        crate::support::Eval::new(__v, &__g, None::<&::std::vec::Vec<::std::vec::Vec<f64>>>)
+                    }
+                    crate::support::Ask::Value => {
+                        let __v = #value(#(#args),*);
+                        crate::support::Eval::new(__v, &::std::vec::Vec::<f64>::new(), None::<&::std::vec::Vec<::std::vec::Vec<f64>>>)
+                    }
                 }
             }
         };
@@ -1717,7 +1730,12 @@ fn report(
             Some(r) if r.starts_with("wrong") => {
                 wrong += 1;
                 failing.insert(e.name.clone());
-                by_cause.entry("wrong Hessian".into()).or_default().push(e);
+                let cause = if r.starts_with("wrong f_grad") {
+                    "wrong gradient (against central differences of the value)"
+                } else {
+                    "wrong Hessian"
+                };
+                by_cause.entry(cause.into()).or_default().push(e);
             }
             Some(r) if r.starts_with("panic") => {
                 panicked += 1;
@@ -1813,7 +1831,7 @@ fn report(
     let out_of_scope = entries.iter().filter(|e| e.out_of_scope.is_some()).count();
     println!(
         "order2: {} functions with derivatives ({} with one float result); at order 2: {} failed to compile \
-         ({} of them known and not built), {} compiled; of those {} Hessians match central differences of the gradient, {} wrong, {} panicked, \
+         ({} of them known and not built), {} compiled; of those {} match (the gradient central differences of the value, the Hessian those of the gradient), {} wrong, {} panicked, \
          {} without inputs found, {} not checked numerically",
         entries.len(),
         in_scope.len(),
