@@ -1148,6 +1148,153 @@ impl Rewriter<'_> {
         wrt: Option<Vec<String>>,
         receiver: Option<&Receiver>,
     ) -> Option<syn::Item> {
+        let (lets, args, _) = self.arguments(id, twin, wrt, receiver, None)?;
+        let name = &twin.sig.ident;
+        let grad = format_ident!("{name}_grad");
+        let hessian = format_ident!("{name}_hessian");
+        let (value, grad, hessian) = match receiver {
+            Some(r) => {
+                let ty = &r.self_ty;
+                (
+                    quote!(<#ty>::#name),
+                    quote!(<#ty>::#grad),
+                    quote!(<#ty>::#hessian),
+                )
+            }
+            None => (quote!(#name), quote!(#grad), quote!(#hessian)),
+        };
+        let dispatch = format_ident!("__o2_dispatch_{id}");
+        let dispatch_fn: syn::Item = syn::parse_quote! {
+            #[allow(warnings, clippy::all)]
+            pub(crate) fn #dispatch(
+                __c: &crate::support::Config,
+                __src: &mut crate::support::Source,
+                __ask: crate::support::Ask,
+            ) -> crate::support::Eval {
+                #(#lets)*
+                match __ask {
+                    crate::support::Ask::Hessian => {
+                        let (__v, __g, __h) = #hessian(#(#args),*);
+                        crate::support::Eval::new(__v, &__g, Some(&__h))
+                    }
+                    crate::support::Ask::Gradient => {
+                        let (__v, __g) = #grad(#(#args),*);
+                        crate::support::Eval::new(__v, &__g, None::<&::std::vec::Vec<::std::vec::Vec<f64>>>)
+                    }
+                    crate::support::Ask::Value => {
+                        let __v = #value(#(#args),*);
+                        crate::support::Eval::new(__v, &::std::vec::Vec::<f64>::new(), None::<&::std::vec::Vec<::std::vec::Vec<f64>>>)
+                    }
+                }
+            }
+        };
+        Some(dispatch_fn)
+    }
+
+    /// The first-order check of `f` if `twin` made an entry for it (from index `before` on) and left it out
+    /// only because its result is not one float: a `#[differentiable]` function returning a tuple, array
+    /// or `Vec`, without output parameters (`vjp_check`).
+    fn first_order(
+        &mut self,
+        before: usize,
+        f: &syn::ItemFn,
+        wrt: Option<Vec<String>>,
+        receiver: Option<&Receiver>,
+    ) -> Option<(usize, syn::Item)> {
+        let id = before;
+        let e = self.entries.get(id)?;
+        if e.kind != Kind::Differentiable || e.out_of_scope.is_none() {
+            return None;
+        }
+        let syn::ReturnType::Type(_, ret) = &f.sig.output else {
+            return None;
+        };
+        let writes = f.sig.inputs.iter().any(|i| match i {
+            syn::FnArg::Typed(t) => {
+                matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_some())
+            }
+            syn::FnArg::Receiver(r) => r.mutability.is_some(),
+        });
+        if writes || matches!(&**ret, syn::Type::Tuple(t) if t.elems.is_empty()) {
+            return None;
+        }
+        let check = self.vjp_check(id, f, ret, wrt, receiver)?;
+        self.entries[id].checked = true;
+        Some((id, check))
+    }
+
+    /// The harness function of `f` (first order, not a twin), a `#[differentiable]` function whose result
+    /// `ret` is not one float (a tuple, an array, a `Vec`) and which has no output parameter:
+    /// `__o2_dispatch_<id>(config, source, ask)` gives as its value the inner product of `f`'s result with
+    /// a fixed cotangent `d` shaped like it (`support::Cotangent`), and as its gradient `f_vjp`'s for that
+    /// `d`, so that the check compares `f_vjp` with central differences of `<d, f(x)>`; it has no Hessian.
+    fn vjp_check(
+        &mut self,
+        id: usize,
+        f: &syn::ItemFn,
+        ret: &syn::Type,
+        wrt: Option<Vec<String>>,
+        receiver: Option<&Receiver>,
+    ) -> Option<syn::Item> {
+        let (lets, args, ret) = self.arguments(id, f, wrt, receiver, Some(ret))?;
+        let ret = ret?;
+        let single = ret.to_token_stream().to_string().contains("f32");
+        let name = &f.sig.ident;
+        let vjp = format_ident!("{name}_vjp");
+        let (value, vjp) = match receiver {
+            Some(r) => {
+                let ty = &r.self_ty;
+                (quote!(<#ty>::#name), quote!(<#ty>::#vjp))
+            }
+            None => (quote!(#name), quote!(#vjp)),
+        };
+        let dispatch = format_ident!("__o2_dispatch_{id}");
+        Some(syn::parse_quote! {
+            #[allow(warnings, clippy::all)]
+            pub(crate) fn #dispatch(
+                __c: &crate::support::Config,
+                __src: &mut crate::support::Source,
+                __ask: crate::support::Ask,
+            ) -> crate::support::Eval {
+                // The result's shape, for the cotangent, from a call on the same point made again.
+                let __shape: #ret = {
+                    let __src = &mut __src.replay();
+                    #(#lets)*
+                    #value(#(#args),*)
+                };
+                let __d = crate::support::Cotangent::cotangent(&__shape, &mut 0);
+                #(#lets)*
+                match __ask {
+                    crate::support::Ask::Hessian => crate::support::Eval::without_hessian(),
+                    crate::support::Ask::Gradient => {
+                        let (__v, __g) = #vjp(#(#args,)* ::core::clone::Clone::clone(&__d));
+                        crate::support::Eval::projected(&__v, &__d, &__g, #single)
+                    }
+                    crate::support::Ask::Value => {
+                        let __v: #ret = #value(#(#args),*);
+                        crate::support::Eval::projected(&__v, &__d, &::std::vec::Vec::<f64>::new(), #single)
+                    }
+                }
+            }
+        })
+    }
+
+    /// The `let`s that make the arguments of `f` from the point (`__src`) and the arguments themselves,
+    /// and the type `ret` (a result) with the harness's choices of float and const parameters, or `None`
+    /// (the entry's `no_numerics` says why) if the harness cannot make them.
+    #[allow(clippy::type_complexity)]
+    fn arguments(
+        &mut self,
+        id: usize,
+        twin: &syn::ItemFn,
+        wrt: Option<Vec<String>>,
+        receiver: Option<&Receiver>,
+        ret: Option<&syn::Type>,
+    ) -> Option<(
+        Vec<proc_macro2::TokenStream>,
+        Vec<proc_macro2::TokenStream>,
+        Option<syn::Type>,
+    )> {
         let mut floats = float_params(&twin.sig.generics);
         floats.extend(receiver.iter().flat_map(|r| r.floats.iter().cloned()));
         // A const generic parameter is made 3 (`[f64; 3]` for `[f64; N]`); a type parameter that is not
@@ -1241,46 +1388,27 @@ impl Rewriter<'_> {
             }
             lets.push(quote!(let #local: #ty = __src.take(#active, __c);));
         }
-        let name = &twin.sig.ident;
-        let grad = format_ident!("{name}_grad");
-        let hessian = format_ident!("{name}_hessian");
-        let (value, grad, hessian) = match receiver {
-            Some(r) => {
-                let ty = &r.self_ty;
-                (
-                    quote!(<#ty>::#name),
-                    quote!(<#ty>::#grad),
-                    quote!(<#ty>::#hessian),
-                )
-            }
-            None => (quote!(#name), quote!(#grad), quote!(#hessian)),
-        };
-        let dispatch = format_ident!("__o2_dispatch_{id}");
-        let dispatch_fn: syn::Item = syn::parse_quote! {
-            #[allow(warnings, clippy::all)]
-            pub(crate) fn #dispatch(
-                __c: &crate::support::Config,
-                __src: &mut crate::support::Source,
-                __ask: crate::support::Ask,
-            ) -> crate::support::Eval {
-                #(#lets)*
-                match __ask {
-                    crate::support::Ask::Hessian => {
-                        let (__v, __g, __h) = #hessian(#(#args),*);
-                        crate::support::Eval::new(__v, &__g, Some(&__h))
-                    }
-                    crate::support::Ask::Gradient => {
-                        let (__v, __g) = #grad(#(#args),*);
-                        crate::support::Eval::new(__v, &__g, None::<&::std::vec::Vec<::std::vec::Vec<f64>>>)
-                    }
-                    crate::support::Ask::Value => {
-                        let __v = #value(#(#args),*);
-                        crate::support::Eval::new(__v, &::std::vec::Vec::<f64>::new(), None::<&::std::vec::Vec<::std::vec::Vec<f64>>>)
+        let ret = match ret {
+            Some(ret) => {
+                let mut ret = ret.clone();
+                if let Some(recv) = receiver {
+                    SelfType(&recv.self_ty).visit_type_mut(&mut ret);
+                }
+                fixed.visit_type_mut(&mut ret);
+                match owned(&ret, &scope) {
+                    Ok((ty, Pass::Value, true)) => Some(ty),
+                    _ => {
+                        self.entries[id].no_numerics = Some(format!(
+                            "a result of type `{}` the harness cannot make",
+                            shown(&ret)
+                        ));
+                        return None;
                     }
                 }
             }
+            None => None,
         };
-        Some(dispatch_fn)
+        Some((lets, args, ret))
     }
 
     /// `items` between the markers of the harness function of twin `id`: an error there drops its check.
@@ -1322,7 +1450,14 @@ impl Rewriter<'_> {
                         .iter()
                         .find(|a| attr_name(a) == "differentiable")
                         .and_then(wrt_of);
+                    let before = self.entries.len();
                     let twin = self.twin(f, path, numerics);
+                    if twin.is_none() && numerics.is_none() {
+                        if let Some((id, check)) = self.first_order(before, f, wrt.clone(), None) {
+                            checks.extend(Self::marked(id, vec![check]));
+                            ids.push(id);
+                        }
+                    }
                     out.push(item);
                     if let Some((id, twin)) = twin {
                         out.push(marker_item("TWIN", id, false));
@@ -1376,7 +1511,16 @@ impl Rewriter<'_> {
                                 .iter()
                                 .find(|a| attr_name(a) == "differentiable")
                                 .and_then(wrt_of);
+                            let before = self.entries.len();
                             let twin = self.twin(&as_fn, path, unreachable);
+                            if let (None, Ok(r), None) = (&twin, &receiver, unreachable) {
+                                if let Some((id, check)) =
+                                    self.first_order(before, &as_fn, wrt.clone(), Some(r))
+                                {
+                                    checks.extend(Self::marked(id, vec![check]));
+                                    ids.push(id);
+                                }
+                            }
                             new.push(ii);
                             if let Some((id, twin)) = twin {
                                 match &receiver {
@@ -1749,6 +1893,47 @@ fn report(
             None => unchecked += 1,
         }
     }
+    // The functions of several results (a tuple, an array, a `Vec`), checked at first order only: `f_vjp`
+    // against central differences of the result seen through a fixed cotangent (`vjp_check`).
+    let several: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| {
+            e.out_of_scope.is_some()
+                && e.checked
+                && !dropped_files
+                    .keys()
+                    .any(|f| e.name.starts_with(&format!("{f}::")))
+        })
+        .collect();
+    let (mut several_ok, mut several_wrong, mut several_other) = (0, 0, 0);
+    for e in &several {
+        match e.result.as_deref() {
+            Some(r) if r.starts_with("ok") => several_ok += 1,
+            Some(r) if r.starts_with("wrong") || r.starts_with("panic") => {
+                several_wrong += 1;
+                failing.insert(e.name.clone());
+                by_cause
+                    .entry("wrong f_vjp of a function of several results (first order)".into())
+                    .or_default()
+                    .push(e);
+            }
+            other => {
+                several_other += 1;
+                if !opts.quiet {
+                    let why = match (&e.no_numerics, &e.harness_error, other) {
+                        (Some(why), _, _) => why.clone(),
+                        (_, Some(h), _) => format!(
+                            "the harness could not call it: {}",
+                            h.lines().next().unwrap_or("")
+                        ),
+                        (_, _, Some(r)) => r.to_string(),
+                        _ => "no result (never run)".to_string(),
+                    };
+                    println!("  not checked at first order: {}: {why}", e.name);
+                }
+            }
+        }
+    }
     for (cause, list) in &by_cause {
         println!("== {cause}: {}", list.len());
         for e in list {
@@ -1786,7 +1971,7 @@ fn report(
                 "not a function of the suites with derivatives (remove it from known.txt): {name}"
             ));
         }
-        if !failing.contains(name) && in_scope.iter().any(|e| &e.name == name) {
+        if !failing.contains(name) && in_scope.iter().chain(&several).any(|e| &e.name == name) {
             unexpected.push(format!(
                 "known to fail but passes (remove it from known.txt): {name}"
             ));
@@ -1848,6 +2033,14 @@ fn report(
         unchecked,
     );
     let _ = out_of_scope;
+    println!(
+        "order2: first order, functions of several results: {} checked, {} f_vjp match central differences \
+         of the result through a cotangent, {} wrong or panicked, {} without inputs found or not callable",
+        several.len(),
+        several_ok,
+        several_wrong,
+        several_other,
+    );
     Ok(opts.strict && !unexpected.is_empty())
 }
 
