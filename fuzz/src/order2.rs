@@ -10,7 +10,9 @@
 //! marker items around it) counts the twin as failing to compile and drops it, and the build is repeated
 //! until it passes. Then, at random points of shapes found by trial, each twin's `f__o2_grad` is compared
 //! with central differences of the twin's value (the function as written, an oracle that shares no code with
-//! the sweeps), and its `f__o2_hessian` with central differences of its `f__o2_grad`. An output parameter (`&mut [T]`, `&mut T`) is made anew for
+//! the sweeps), and its `f__o2_hessian` with central differences of its `f__o2_grad`; a function of several
+//! results (no twin) has its `f_vjp` checked at first order against differences of its result seen through a
+//! fixed cotangent (`vjp_check`). An output parameter (`&mut [T]`, `&mut T`) is made anew for
 //! each call from the point's floats; they are inputs of the Hessian where the function reads the output's
 //! incoming value, which the harness learns from the gradient's length. The structs and enums of a file
 //! that the harness can make from the point's floats (`shapes.rs`) are parameters like the others, and so is
