@@ -312,7 +312,22 @@ impl Eval {
         Eval { value, gradient: g, hessian: None, single }
     }
 
-    /// The answer of a check without a Hessian to ask for.
+    /// Forward mode against reverse mode: `f_jvp`'s derivative `dv` along the tangent `t` as the value,
+    /// and the inner product of `f_grad`'s `gradient` with `t` as the one element of the gradient.
+    pub fn tangent<G: Flat>(dv: impl Flat, gradient: &G, t: &G) -> Self {
+        let (mut v, mut g, mut d) = (Vec::new(), Vec::new(), Vec::new());
+        dv.flat(&mut v);
+        gradient.flat(&mut g);
+        t.flat(&mut d);
+        let inner = if g.len() == d.len() {
+            g.iter().zip(&d).map(|(g, d)| g * d).sum()
+        } else {
+            f64::NAN
+        };
+        Eval { value: v.first().copied().unwrap_or(f64::NAN), gradient: vec![inner], hessian: None, single: false }
+    }
+
+    /// The answer of a check without a Hessian (or tangent) to ask for.
     pub fn without_hessian() -> Self {
         Eval { value: f64::NAN, gradient: Vec::new(), hessian: None, single: false }
     }
@@ -374,7 +389,11 @@ cotangent_tuples!(
     (A, B, C, D, E),
     (A, B, C, D, E, G),
     (A, B, C, D, E, G, H),
-    (A, B, C, D, E, G, H, I)
+    (A, B, C, D, E, G, H, I),
+    (A, B, C, D, E, G, H, I, J),
+    (A, B, C, D, E, G, H, I, J, K),
+    (A, B, C, D, E, G, H, I, J, K, L),
+    (A, B, C, D, E, G, H, I, J, K, L, M)
 );
 
 /// What a check's call asks of the function.
@@ -386,6 +405,8 @@ pub enum Ask {
     Gradient,
     /// `f_hessian`.
     Hessian,
+    /// `f_jvp` for a fixed tangent shaped like the gradient (`Eval::tangent`), where the check has it.
+    Tangent,
 }
 
 /// The generated check of one function: makes its inputs from the source and calls `f`, `f_grad` or
@@ -419,6 +440,7 @@ pub fn check(f: Check) -> String {
 
 fn check_points(f: Check, c: &Config) -> String {
     let mut checked = 0;
+    let mut forward = false;
     for seed in 1..=3u64 {
         let mut src = Source::new(seed);
         let base = match quietly(|| f(c, &mut src, Ask::Gradient)) {
@@ -475,12 +497,28 @@ fn check_points(f: Check, c: &Config) -> String {
             Ok(false) => continue,
             Err(why) => return why,
         }
+        // Forward mode against reverse mode, where the check can make a tangent (`Ask::Tangent`).
+        match quietly(|| f(c, &mut src.replay(), Ask::Tangent)) {
+            Ok(t) if t.value.is_nan() => {}
+            Ok(t) => {
+                forward = true;
+                let inner = t.gradient.first().copied().unwrap_or(f64::NAN);
+                if !close(t.value, inner, gscale.max(t.value.abs()).max(inner.abs())) {
+                    return format!(
+                        "wrong f_jvp gives {:e} along a tangent where f_grad gives {inner:e} (point {seed}, {c:?}, x = {:?})",
+                        t.value, src.values
+                    );
+                }
+            }
+            Err(m) => return format!("panic f_jvp panicked with {c:?}: {m}"),
+        }
         checked += 1;
     }
     if checked == 0 {
         return format!("noinput no point of {c:?} gave finite differences");
     }
-    format!("ok {checked} points, {c:?}")
+    let forward = if forward { ", f_jvp too" } else { "" };
+    format!("ok {checked} points{forward}, {c:?}")
 }
 
 /// `f_grad`'s gradient `base` against central differences of the function's value over the inputs `active`

@@ -665,6 +665,62 @@ fn float_scalar(ty: &syn::Type, generics: &syn::Generics) -> bool {
     ident == "f64" || ident == "f32" || float_params(generics).contains(&ident.to_string())
 }
 
+/// Is `f_jvp` of `f` checked against its `f_grad`: its tangent is made of floats, slices, `Vec`s, arrays
+/// and tuples only (the harness's `Cotangent`; no struct, no active `self`) and it has no output parameter
+/// (whose tangents `f_jvp` would write into buffers)?
+fn forward_checked(f: &syn::ItemFn, wrt: Option<&[String]>) -> bool {
+    fn plain(ty: &syn::Type, floats: &[String]) -> bool {
+        match ty {
+            syn::Type::Reference(r) => r.mutability.is_none() && plain(&r.elem, floats),
+            syn::Type::Slice(s) => plain(&s.elem, floats),
+            syn::Type::Array(a) => plain(&a.elem, floats),
+            syn::Type::Paren(p) => plain(&p.elem, floats),
+            syn::Type::Tuple(t) => t.elems.iter().all(|e| plain(e, floats)),
+            syn::Type::Path(p) if p.qself.is_none() => p.path.segments.iter().all(|seg| {
+                let name = seg.ident.to_string();
+                let known = floats.contains(&name)
+                    || matches!(
+                        name.as_str(),
+                        "f64"
+                            | "f32"
+                            | "Vec"
+                            | "usize"
+                            | "isize"
+                            | "u8"
+                            | "u16"
+                            | "u32"
+                            | "u64"
+                            | "i8"
+                            | "i16"
+                            | "i32"
+                            | "i64"
+                            | "bool"
+                            | "str"
+                            | "std"
+                            | "vec"
+                    );
+                known
+                    && match &seg.arguments {
+                        syn::PathArguments::None => true,
+                        syn::PathArguments::AngleBracketed(a) => a.args.iter().all(|g| match g {
+                            syn::GenericArgument::Type(t) => plain(t, floats),
+                            _ => false,
+                        }),
+                        syn::PathArguments::Parenthesized(_) => false,
+                    }
+            }),
+            _ => false,
+        }
+    }
+    let floats = float_params(&f.sig.generics);
+    f.sig.inputs.iter().all(|input| match input {
+        syn::FnArg::Typed(t) => plain(&t.ty, &floats),
+        syn::FnArg::Receiver(r) => {
+            r.mutability.is_none() && !wrt.is_some_and(|w| w.iter().any(|n| n == "self"))
+        }
+    })
+}
+
 /// The names in `wrt(..)` of a `#[differentiable(..)]` attribute, if it has one.
 fn wrt_of(attr: &syn::Attribute) -> Option<Vec<String>> {
     let syn::Meta::List(list) = &attr.meta else {
@@ -1150,20 +1206,40 @@ impl Rewriter<'_> {
         wrt: Option<Vec<String>>,
         receiver: Option<&Receiver>,
     ) -> Option<syn::Item> {
+        let tangents = forward_checked(twin, wrt.as_deref());
         let (lets, args, _) = self.arguments(id, twin, wrt, receiver, None)?;
         let name = &twin.sig.ident;
         let grad = format_ident!("{name}_grad");
+        let jvp = format_ident!("{name}_jvp");
         let hessian = format_ident!("{name}_hessian");
-        let (value, grad, hessian) = match receiver {
+        let (value, grad, jvp, hessian) = match receiver {
             Some(r) => {
                 let ty = &r.self_ty;
                 (
                     quote!(<#ty>::#name),
                     quote!(<#ty>::#grad),
+                    quote!(<#ty>::#jvp),
                     quote!(<#ty>::#hessian),
                 )
             }
-            None => (quote!(#name), quote!(#grad), quote!(#hessian)),
+            None => (quote!(#name), quote!(#grad), quote!(#jvp), quote!(#hessian)),
+        };
+        // Forward mode against reverse mode: `f_jvp` for a fixed tangent shaped like the gradient against
+        // the gradient's inner product with it.
+        let tangent = if tangents {
+            quote! {
+                let __gradient = {
+                    let __src = &mut __src.replay();
+                    #(#lets)*
+                    #grad(#(#args),*).1
+                };
+                let __t = crate::support::Cotangent::cotangent(&__gradient, &mut 0);
+                #(#lets)*
+                let (_, __dv) = #jvp(#(#args,)* ::core::clone::Clone::clone(&__t));
+                crate::support::Eval::tangent(__dv, &__gradient, &__t)
+            }
+        } else {
+            quote!(crate::support::Eval::without_hessian())
         };
         let dispatch = format_ident!("__o2_dispatch_{id}");
         let dispatch_fn: syn::Item = syn::parse_quote! {
@@ -1173,8 +1249,12 @@ impl Rewriter<'_> {
                 __src: &mut crate::support::Source,
                 __ask: crate::support::Ask,
             ) -> crate::support::Eval {
+                if __ask == crate::support::Ask::Tangent {
+                    return { #tangent };
+                }
                 #(#lets)*
                 match __ask {
+                    crate::support::Ask::Tangent => crate::support::Eval::without_hessian(),
                     crate::support::Ask::Hessian => {
                         let (__v, __g, __h) = #hessian(#(#args),*);
                         crate::support::Eval::new(__v, &__g, Some(&__h))
@@ -1258,6 +1338,9 @@ impl Rewriter<'_> {
                 __src: &mut crate::support::Source,
                 __ask: crate::support::Ask,
             ) -> crate::support::Eval {
+                if __ask == crate::support::Ask::Tangent {
+                    return crate::support::Eval::without_hessian();
+                }
                 // The result's shape, for the cotangent, from a call on the same point made again.
                 let __shape: #ret = {
                     let __src = &mut __src.replay();
@@ -1267,7 +1350,9 @@ impl Rewriter<'_> {
                 let __d = crate::support::Cotangent::cotangent(&__shape, &mut 0);
                 #(#lets)*
                 match __ask {
-                    crate::support::Ask::Hessian => crate::support::Eval::without_hessian(),
+                    crate::support::Ask::Hessian | crate::support::Ask::Tangent => {
+                        crate::support::Eval::without_hessian()
+                    }
                     crate::support::Ask::Gradient => {
                         let (__v, __g) = #vjp(#(#args,)* ::core::clone::Clone::clone(&__d));
                         crate::support::Eval::projected(&__v, &__d, &__g, #single)
@@ -1861,6 +1946,8 @@ fn report(
     let mut failing: BTreeSet<String> = BTreeSet::new();
     let (mut compiled, mut ok, mut wrong, mut panicked, mut noinput, mut unchecked) =
         (0, 0, 0, 0, 0, 0);
+    // Of those that match, how many had their `f_jvp` checked against `f_grad` too.
+    let mut forward = 0usize;
     for e in &in_scope {
         if let Some((key, _)) = &e.compile_error {
             by_cause
@@ -1872,12 +1959,17 @@ fn report(
         }
         compiled += 1;
         match e.result.as_deref() {
-            Some(r) if r.starts_with("ok") => ok += 1,
+            Some(r) if r.starts_with("ok") => {
+                ok += 1;
+                forward += usize::from(r.contains("f_jvp too"));
+            }
             Some(r) if r.starts_with("wrong") => {
                 wrong += 1;
                 failing.insert(e.name.clone());
                 let cause = if r.starts_with("wrong f_grad") {
                     "wrong gradient (against central differences of the value)"
+                } else if r.starts_with("wrong f_jvp") {
+                    "wrong f_jvp (against f_grad along a tangent)"
                 } else {
                     "wrong Hessian"
                 };
@@ -2035,6 +2127,10 @@ fn report(
         unchecked,
     );
     let _ = out_of_scope;
+    println!(
+        "order2: forward mode: {forward} of the {ok} that match also have f_jvp along a tangent equal to f_grad's \
+         inner product with it (the others take a struct, an active self or an output parameter)"
+    );
     println!(
         "order2: first order, functions of several results: {} checked, {} f_vjp match central differences \
          of the result through a cotangent, {} wrong or panicked, {} without inputs found or not callable",
