@@ -539,3 +539,231 @@ fn a_generic_struct_passed_on_whole_to_a_first_order_callee() {
         }
     }
 }
+
+// --- A plain method of a struct passed on whole -----------------------------------------------------------
+
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+pub struct Spring {
+    pub k: f64,
+    pub w: [f64; 2],
+    #[no_grad]
+    pub n: usize,
+}
+
+impl Spring {
+    /// `k x0 x1 + w1 x1`.
+    #[differentiable(wrt(self, x), order = 2)]
+    pub fn energy(&self, x: &[f64; 2]) -> f64 {
+        self.k * x[0] * x[1] + self.w[1] * x[1]
+    }
+
+    /// A plain method (not differentiable): an integer.
+    pub fn count(&self) -> usize {
+        self.n
+    }
+}
+
+/// `n energy x0`: the plain method called without arguments (`0..a.count()`) beside the struct passed on
+/// whole (`a.energy(x)`), as tests/method_calls33.rs::affine_in_x.
+#[differentiable(order = 2)]
+pub fn repeated(a: &Spring, x: &[f64; 2]) -> f64 {
+    let mut s = 0.0;
+    for _ in 0..a.count() {
+        s += a.energy(x);
+    }
+    s * x[0]
+}
+
+#[test]
+fn a_plain_method_beside_a_struct_passed_on_whole() {
+    let spring = |q: &[f64]| Spring {
+        k: q[0],
+        w: [q[1], q[2]],
+        n: 3,
+    };
+    let flat = |g: &(Spring, [f64; 2])| {
+        let mut flat = g.0.to_flat();
+        flat.extend(g.1);
+        flat
+    };
+    for q in points(34_110, 5) {
+        let (a, x) = (spring(&q), [q[3], q[4]]);
+        let (k, w1, x0, x1, n) = (q[0], q[2], q[3], q[4], 3.0);
+        let value = n * (k * x0 * x0 * x1 + w1 * x0 * x1);
+        let grad = [
+            n * x0 * x0 * x1,
+            0.0,
+            n * x0 * x1,
+            n * (2.0 * k * x0 * x1 + w1 * x1),
+            n * (k * x0 * x0 + w1 * x0),
+        ];
+        let hess = symmetric(
+            5,
+            &[
+                (0, 3, 2.0 * n * x0 * x1),
+                (0, 4, n * x0 * x0),
+                (2, 3, n * x1),
+                (2, 4, n * x0),
+                (3, 3, 2.0 * n * k * x1),
+                (3, 4, n * (2.0 * k * x0 + w1)),
+            ],
+        );
+        let (v, g) = repeated_grad(&a, &x);
+        assert_close(v, value, 1e-12, "repeated value");
+        assert_all_close(&flat(&g), &grad, 1e-12, "repeated gradient");
+        let f = |q: &[f64]| repeated(&spring(q), &[q[3], q[4]]);
+        assert_fd_gradient(f, &q, &flat(&g), "repeated gradient");
+        let (v, _, h) = repeated_hessian(&a, &x);
+        assert_close(v, value, 1e-12, "repeated Hessian's value");
+        assert_matrix(&h, &hess, 1e-12, "repeated Hessian");
+        let grad_at = |q: &[f64]| flat(&repeated_grad(&spring(q), &[q[3], q[4]]).1);
+        assert_hessian_fd(&h, grad_at, &q, 1e-6, "repeated Hessian");
+        let dir = [0.5, -1.0, 0.25, 1.5, -0.75];
+        let (_, _, product) = repeated_hvp(&a, &x, (spring(&dir), [dir[3], dir[4]]));
+        let expected: Vec<f64> = (0..5)
+            .map(|i| (0..5).map(|j| hess[i][j] * dir[j]).sum())
+            .collect();
+        assert_all_close(&flat(&product), &expected, 1e-12, "repeated hvp");
+    }
+}
+
+// --- A method of a nested struct, by its path; a method passing a constant `self` -----------------------
+
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+pub struct Cfg {
+    pub k: f64,
+    pub w: Vec<f64>,
+}
+
+impl Cfg {
+    /// `k x^2`.
+    #[differentiable(wrt(self, x), order = 2)]
+    pub fn m(&self, x: f64) -> f64 {
+        self.k * x * x
+    }
+
+    /// `reads_fields x`, `self` differentiated (with `self` constant, the spanned error
+    /// tests/ui/signature/order-method-constant-self-to-struct-function.rs).
+    #[differentiable(wrt(self, x), order = 2)]
+    pub fn energy(&self, x: f64) -> f64 {
+        reads_fields(self, x) * x
+    }
+}
+
+/// `k x + w0 x^2`.
+#[differentiable(order = 2)]
+pub fn reads_fields(c: &Cfg, x: f64) -> f64 {
+    c.k * x + c.w[0] * x * x
+}
+
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+pub struct Holder {
+    pub cfg: Cfg,
+    pub c: f64,
+}
+
+/// `k x^2 c`: the nested struct's method by its path, the field by reference (`p.cfg.m(x)` is the
+/// spanned error tests/ui/structs/method-of-a-nested-struct-field-order-2.rs).
+#[differentiable(order = 2)]
+pub fn nested_method(p: &Holder, x: f64) -> f64 {
+    Cfg::m(&p.cfg, x) * p.c
+}
+
+/// The same at first order.
+#[differentiable]
+pub fn nested_method_first(p: &Holder, x: f64) -> f64 {
+    Cfg::m(&p.cfg, x) * p.c
+}
+
+#[test]
+fn a_nested_struct_s_method_by_its_path() {
+    // Flat inputs `(k, w0, w1, c, x)`.
+    let holder = |q: &[f64]| Holder {
+        cfg: Cfg {
+            k: q[0],
+            w: vec![q[1], q[2]],
+        },
+        c: q[3],
+    };
+    let flat = |g: &(Holder, f64)| {
+        let mut flat = g.0.to_flat();
+        flat.push(g.1);
+        flat
+    };
+    for q in points(34_111, 5) {
+        let (p, x) = (holder(&q), q[4]);
+        let (k, c) = (q[0], q[3]);
+        let value = k * x * x * c;
+        let grad = [x * x * c, 0.0, 0.0, k * x * x, 2.0 * k * x * c];
+        let hess = symmetric(
+            5,
+            &[
+                (0, 3, x * x),
+                (0, 4, 2.0 * x * c),
+                (3, 4, 2.0 * k * x),
+                (4, 4, 2.0 * k * c),
+            ],
+        );
+        let (v, g) = nested_method_first_grad(&p, x);
+        assert_close(v, value, 1e-12, "nested first value");
+        assert_all_close(&flat(&g), &grad, 1e-12, "nested first gradient");
+        let f = |q: &[f64]| nested_method_first(&holder(q), q[4]);
+        assert_fd_gradient(f, &q, &flat(&g), "nested first gradient");
+        let (v, g) = nested_method_grad(&p, x);
+        assert_close(v, value, 1e-12, "nested value");
+        assert_all_close(&flat(&g), &grad, 1e-12, "nested gradient");
+        let (_, _, h) = nested_method_hessian(&p, x);
+        assert_matrix(&h, &hess, 1e-12, "nested Hessian");
+        let grad_at = |q: &[f64]| flat(&nested_method_grad(&holder(q), q[4]).1);
+        assert_hessian_fd(&h, grad_at, &q, 1e-6, "nested Hessian");
+        let dir = [0.5, -1.0, 0.25, 1.5, -0.75];
+        let (_, _, product) = nested_method_hvp(&p, x, (holder(&dir), dir[4]));
+        let expected: Vec<f64> = (0..5)
+            .map(|i| (0..5).map(|j| hess[i][j] * dir[j]).sum())
+            .collect();
+        assert_all_close(&flat(&product), &expected, 1e-12, "nested hvp");
+    }
+}
+
+#[test]
+fn a_method_passing_self_to_a_function_of_the_struct() {
+    // Flat inputs `(k, w0, w1, x)`; `energy = k x^2 + w0 x^3`.
+    let cfg = |q: &[f64]| Cfg {
+        k: q[0],
+        w: vec![q[1], q[2]],
+    };
+    let flat = |g: &(Cfg, f64)| {
+        let mut flat = g.0.to_flat();
+        flat.push(g.1);
+        flat
+    };
+    for q in points(34_112, 4) {
+        let (c, x) = (cfg(&q), q[3]);
+        let (k, w0) = (q[0], q[1]);
+        let value = k * x * x + w0 * x.powi(3);
+        let grad = [x * x, x.powi(3), 0.0, 2.0 * k * x + 3.0 * w0 * x * x];
+        let hess = symmetric(
+            4,
+            &[
+                (0, 3, 2.0 * x),
+                (1, 3, 3.0 * x * x),
+                (3, 3, 2.0 * k + 6.0 * w0 * x),
+            ],
+        );
+        let (v, g) = c.energy_grad(x);
+        assert_close(v, value, 1e-12, "energy value");
+        assert_all_close(&flat(&g), &grad, 1e-12, "energy gradient");
+        let f = |q: &[f64]| cfg(q).energy(q[3]);
+        assert_fd_gradient(f, &q, &flat(&g), "energy gradient");
+        let (_, _, h) = c.energy_hessian(x);
+        assert_matrix(&h, &hess, 1e-12, "energy Hessian");
+        let grad_at = |q: &[f64]| flat(&cfg(q).energy_grad(q[3]).1);
+        assert_hessian_fd(&h, grad_at, &q, 1e-6, "energy Hessian");
+        let dir = [0.5, -1.0, 0.25, 1.5];
+        let (_, _, product) = c.energy_hvp(x, (cfg(&dir), dir[3]));
+        let expected: Vec<f64> = (0..4)
+            .map(|i| (0..4).map(|j| hess[i][j] * dir[j]).sum())
+            .collect();
+        assert_all_close(&flat(&product), &expected, 1e-12, "energy hvp");
+    }
+}

@@ -1464,6 +1464,22 @@ impl WholeCalls<'_> {
     }
 }
 
+impl WholeCalls<'_> {
+    /// Each struct passed on whole to a call in `expr` passed as itself (`__a_primal`), the callee as
+    /// written: `expr` is an integer (a range's bound).
+    fn with_primals(&mut self, expr: &mut Expr) {
+        if let Expr::Call(call) = expr {
+            for arg in call.args.iter_mut() {
+                let field = self.field_wholes.iter().any(|f| names(arg, f.as_str()));
+                if let (false, Some((primal, _))) = (field, self.whole_arg(arg)) {
+                    *arg = syn::parse_quote!(#primal);
+                }
+            }
+        }
+        self.visit_expr_mut(expr);
+    }
+}
+
 impl VisitMut for WholeCalls<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         if let Expr::Call(call) = expr {
@@ -1510,6 +1526,16 @@ impl VisitMut for WholeCalls<'_> {
                     }
                 }
             }
+        }
+        // Input:  0..Spring::count(a)        (`0..a.count()`, `method_paths.rs`)
+        // Output: 0..Spring::count(__a_primal)
+        // A call in a range's bound gives an integer, which carries no derivative: a plain call of the
+        // callee as written, with the struct itself (as at first order, where such a call is plain).
+        if let Expr::Range(range) = expr {
+            for bound in [&mut range.start, &mut range.end].into_iter().flatten() {
+                self.with_primals(bound);
+            }
+            return;
         }
         if let Expr::Path(p) = expr {
             let named = p.path.get_ident().map(|i| i.to_string());
