@@ -767,3 +767,55 @@ fn a_method_passing_self_to_a_function_of_the_struct() {
         assert_all_close(&flat(&product), &expected, 1e-12, "energy hvp");
     }
 }
+
+/// `repeated` with the struct constant (`wrt(x)`): `a.count()` stays as written, a method of the struct
+/// itself, as tests/method_calls33.rs::affine_in_x.
+#[differentiable(wrt(x), order = 2)]
+pub fn repeated_in_x(a: &Spring, x: &[f64; 2]) -> f64 {
+    let mut s = 0.0;
+    for _ in 0..a.count() {
+        s += a.energy(x);
+    }
+    s * x[0]
+}
+
+#[test]
+fn a_plain_method_of_a_constant_struct_passed_on_whole() {
+    for q in points(34_113, 5) {
+        let a = Spring {
+            k: q[0],
+            w: [q[1], q[2]],
+            n: 2,
+        };
+        let x = [q[3], q[4]];
+        let (k, w1, n) = (q[0], q[2], 2.0);
+        let value = n * (k * x[0] * x[0] * x[1] + w1 * x[0] * x[1]);
+        let grad = [
+            n * (2.0 * k * x[0] * x[1] + w1 * x[1]),
+            n * (k * x[0] * x[0] + w1 * x[0]),
+        ];
+        let hess = vec![
+            vec![2.0 * n * k * x[1], n * (2.0 * k * x[0] + w1)],
+            vec![n * (2.0 * k * x[0] + w1), 0.0],
+        ];
+        let (v, g) = repeated_in_x_grad(&a, &x);
+        assert_close(v, value, 1e-12, "repeated_in_x value");
+        assert_all_close(&g, &grad, 1e-12, "repeated_in_x gradient");
+        assert_fd_gradient(
+            |y| repeated_in_x(&a, &[y[0], y[1]]),
+            &x,
+            &g,
+            "repeated_in_x",
+        );
+        let (_, _, h) = repeated_in_x_hessian(&a, &x);
+        assert_matrix(&h, &hess, 1e-12, "repeated_in_x Hessian");
+        let grad_at = |y: &[f64]| repeated_in_x_grad(&a, &[y[0], y[1]]).1.to_vec();
+        assert_hessian_fd(&h, grad_at, &x, 1e-6, "repeated_in_x Hessian");
+        let (_, _, product) = repeated_in_x_hvp(&a, &x, [0.5, -1.5]);
+        let expected = [
+            hess[0][0] * 0.5 - hess[0][1] * 1.5,
+            hess[1][0] * 0.5 - hess[1][1] * 1.5,
+        ];
+        assert_all_close(&product, &expected, 1e-12, "repeated_in_x hvp");
+    }
+}

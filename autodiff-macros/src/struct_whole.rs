@@ -1537,6 +1537,20 @@ impl VisitMut for WholeCalls<'_> {
             }
             return;
         }
+        // Input:  0..a.count()            (of a constant struct, left as written by `method_paths.rs`)
+        // Output: 0..__a_primal.count()   (the struct itself: a plain call, as at first order)
+        if let Expr::MethodCall(m) = expr {
+            let field = self
+                .field_wholes
+                .iter()
+                .any(|f| names(&m.receiver, f.as_str()));
+            if let (true, false, Some((primal, _))) =
+                (m.args.is_empty(), field, self.whole_arg(&m.receiver))
+            {
+                *m.receiver = syn::parse_quote!(#primal);
+                return;
+            }
+        }
         if let Expr::Path(p) = expr {
             let named = p.path.get_ident().map(|i| i.to_string());
             if named.is_some_and(|n| self.wholes.iter().any(|(w, _)| *w == n)) {
