@@ -9,10 +9,11 @@
 //! differentiated structs have no float field read and that has no other differentiated input has no
 //! hidden function: its `f_hvp` is the value and zero structs (`zero_hvp`).
 //!
-//! A function returning `f64` whose structs are of types without float type parameters, each
-//! differentiated or passed on whole to a call, takes `struct_whole.rs`'s way instead (through the structs'
-//! values views), which also lets it pass a struct on whole to a call; this one serves the others (generic
-//! structs, constant structs only read by their fields, which need no derive, methods of generic `impl`s).
+//! A function returning its own float type whose structs name no other float type, each differentiated or
+//! passed on whole to a call, takes `struct_whole.rs`'s way instead (through the structs' values views),
+//! which also lets it pass a struct on whole to a call; this one serves the others (structs of another
+//! float type, constant structs only read by their fields, which need no derive, methods of generic
+//! `impl`s, functions generic over `T` calling by a path naming `T`).
 //!
 //! ```text
 //! fn mse(p: &Mlp, xs: &[f64]) -> f64 { .. p.w[i] .. p.b .. }

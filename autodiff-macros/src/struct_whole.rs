@@ -26,10 +26,13 @@
 //! }
 //! ```
 //!
-//! It serves functions returning `f64` whose parameter structs are of types without float type parameters
-//! (`Mlp`, `Self` of a non-generic `impl`), each differentiated or passed on whole to a call (a constant
-//! struct, whose view is then outside the hidden function's `wrt(..)`); others keep `struct_higher.rs`'s
-//! hidden function of the fields, which cannot pass a struct on.
+//! It serves functions returning their own float type, whose views are of it (`ViewFloat`: `f64`, `f32`,
+//! or a free function's float type parameter `T`, the struct then of a type parameter `__P` of its own,
+//! `&Outer<__P>` beside `&[T]`, since `order = K` runs the hidden function on `Dual<T>`), with parameter
+//! structs of types that name no other float type (`Mlp`, `Self` of a non-generic `impl`, `Outer<f64>`,
+//! `Outer<T>`), each differentiated or passed on whole to a call (a constant struct, whose view is then
+//! outside the hidden function's `wrt(..)`); others keep `struct_higher.rs`'s hidden function of the
+//! fields, which cannot pass a struct on.
 
 use crate::errors::Errors;
 use crate::ir::Kind;
@@ -192,7 +195,7 @@ fn structs_fit(s: &StructFunction, constant: Constant) -> bool {
         .iter()
         .map(ToString::to_string)
         .chain(float_params.iter().map(Ident::to_string))
-        .filter(|f| *f != view.float.to_string())
+        .filter(|f| view.float != f)
         .collect();
     let others: Vec<&str> = others.iter().map(String::as_str).collect();
     let names_float = |ty: &syn::Type| crate::naming::names_any(ty.to_token_stream(), &others);
