@@ -854,6 +854,24 @@ mod tests {
     }
 
     #[test]
+    fn a_view_in_another_float_type_holds_the_same_values() {
+        let v: Vec<[f32; 2]> = vec![[1.5, -2.0], [0.25, 4.0]];
+        let view: Vec<f32> = values_in(&v);
+        assert_eq!(view, vec![1.5, -2.0, 0.25, 4.0]);
+        let t = vec![[0.5f32, 0.0], [0.0, 1.0]];
+        assert_eq!(
+            tangent_values_in::<f32, _>(&v, &t),
+            vec![0.5, 0.0, 0.0, 1.0]
+        );
+        assert_eq!(
+            from_values_in(&v, &[5.0f32, 6.0, 7.0, 8.0]),
+            vec![[5.0, 6.0], [7.0, 8.0]]
+        );
+        let wide: Vec<f64> = values_in(&v);
+        assert_eq!(wide, vec![1.5, -2.0, 0.25, 4.0]);
+    }
+
+    #[test]
     fn the_view_of_floats_and_arrays_is_their_flat_view() {
         let v = vec![[1.0, 2.0], [3.0, 4.0]];
         assert_eq!(values(&v), v.to_flat());
