@@ -88,11 +88,12 @@ pub mod private {
     pub use crate::stop_gradient;
     pub use crate::taylor::{budget, gauss_legendre, step_power, steps_power, Budget};
     pub use crate::values::{
-        constant_values, field_end, field_in_view, field_ref, field_slot, field_start, field_value,
-        field_window, from_values, integers, matrix_at, matrix_row_end, matrix_row_start,
-        matrix_rows, matrix_shape, matrix_window, tangent_values, values, vec_matrix_rows,
-        whole_primal, FieldMatrix, FieldRow, FieldWindow, IntegerArray, Itself, MatrixShape,
-        MatrixWindow, VecMatrix, WholeField,
+        constant_values, constant_values_in, field_end, field_in_view, field_ref, field_slot,
+        field_start, field_value, field_window, from_values, from_values_in, integers, matrix_at,
+        matrix_row_end, matrix_row_start, matrix_rows, matrix_shape, matrix_window, tangent_values,
+        tangent_values_in, values, values_in, vec_matrix_rows, whole_primal, FieldMatrix, FieldRow,
+        FieldWindow, IntegerArray, Itself, MatrixShape, MatrixWindow, PrimalFloat, VecMatrix,
+        WholeField,
     };
     pub use crate::Dual;
     pub use crate::{

@@ -17,6 +17,7 @@
 //! ```
 
 use crate::differentiable::{Differentiable, FieldType};
+use num_traits::Float;
 use std::borrow::Cow;
 
 /// The values view of `value`.
@@ -81,6 +82,62 @@ pub fn from_values<D: Differentiable>(primal: &D, values: &[f64]) -> D {
     let mut rest = values;
     primal.__autodiff_take_values(&mut rest)
 }
+
+/// The values view of `value` in the float type `F` of a function of another float type than `f64`
+/// (`fn outer(p: &P, x: f32) -> f32`, `fn g<T: Float>(o: &Outer<T>, x: T) -> T`), whose hidden function
+/// reads the struct's floats as its own: [`values`], each converted (exactly, for a struct of `F`s).
+#[inline]
+pub fn values_in<F: Float, D: Differentiable>(value: &D) -> Vec<F> {
+    values(value).into_iter().map(float_in::<F>).collect()
+}
+
+/// [`constant_values`] in the float type `F`, as [`values_in`].
+#[inline]
+pub fn constant_values_in<F: Float, D: ConstantValues>(value: &D) -> Vec<F> {
+    value
+        .constant_values()
+        .into_iter()
+        .map(float_in::<F>)
+        .collect()
+}
+
+/// [`tangent_values`] in the float type `F`, as [`values_in`].
+#[inline]
+pub fn tangent_values_in<F: Float, D: Differentiable>(primal: &D, tangent: &D) -> Vec<F> {
+    tangent_values(primal, tangent)
+        .into_iter()
+        .map(float_in::<F>)
+        .collect()
+}
+
+/// [`from_values`] of a gradient over a values view in the float type `F` ([`values_in`]).
+///
+/// # Panics
+///
+/// If `values.len()` is not the length of the view of `primal`.
+#[inline]
+pub fn from_values_in<F: Float, D: Differentiable>(primal: &D, values: &[F]) -> D {
+    let values: Vec<f64> = values
+        .iter()
+        .map(|v| v.to_f64().unwrap_or(f64::NAN))
+        .collect();
+    from_values(primal, &values)
+}
+
+/// `v` in the float type `F` (NaN where `F` cannot hold it, as `Dual::scale` does).
+#[inline]
+fn float_in<F: Float>(v: f64) -> F {
+    F::from(v).unwrap_or_else(F::nan)
+}
+
+/// The float type of a parameter struct that a hidden function of a function generic over its float
+/// type `T` takes beside its values view (`fn __g_whole<T: Float, __P: PrimalFloat>(o: &Outer<__P>, values:
+/// &[T], ..)`): a type of its own, so that the struct stays what it is where `T` becomes a dual number
+/// (`order = K` runs the hidden function's gradient on `Dual<T>`), and not named `Float`, so that the macro
+/// does not take it for a float it differentiates.
+pub trait PrimalFloat: Float + Differentiable {}
+
+impl<F: Float + Differentiable> PrimalFloat for F {}
 
 /// Where the field `KEY` of `s` starts in the values view of `s`.
 ///
@@ -551,28 +608,14 @@ pub trait FieldRow {
     fn row_len(&self) -> usize;
 }
 
-impl FieldRow for Vec<f64> {
+impl<F: Float> FieldRow for Vec<F> {
     #[inline]
     fn row_len(&self) -> usize {
         self.len()
     }
 }
 
-impl FieldRow for Vec<f32> {
-    #[inline]
-    fn row_len(&self) -> usize {
-        self.len()
-    }
-}
-
-impl<const N: usize> FieldRow for [f64; N] {
-    #[inline]
-    fn row_len(&self) -> usize {
-        N
-    }
-}
-
-impl<const N: usize> FieldRow for [f32; N] {
+impl<F: Float, const N: usize> FieldRow for [F; N] {
     #[inline]
     fn row_len(&self) -> usize {
         N
@@ -808,6 +851,24 @@ mod tests {
     fn a_matrix_field_read_past_its_row_panics() {
         let ragged = vec![vec![1.0, 2.0], vec![3.0]];
         let _ = matrix_at(&ragged, 1, 1);
+    }
+
+    #[test]
+    fn a_view_in_another_float_type_holds_the_same_values() {
+        let v: Vec<[f32; 2]> = vec![[1.5, -2.0], [0.25, 4.0]];
+        let view: Vec<f32> = values_in(&v);
+        assert_eq!(view, vec![1.5, -2.0, 0.25, 4.0]);
+        let t = vec![[0.5f32, 0.0], [0.0, 1.0]];
+        assert_eq!(
+            tangent_values_in::<f32, _>(&v, &t),
+            vec![0.5, 0.0, 0.0, 1.0]
+        );
+        assert_eq!(
+            from_values_in(&v, &[5.0f32, 6.0, 7.0, 8.0]),
+            vec![[5.0, 6.0], [7.0, 8.0]]
+        );
+        let wide: Vec<f64> = values_in(&v);
+        assert_eq!(wide, vec![1.5, -2.0, 0.25, 4.0]);
     }
 
     #[test]

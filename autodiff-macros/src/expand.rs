@@ -664,6 +664,25 @@ fn first_order_generic_copy(
         .as_ref()
         .is_some_and(|k| k.base10_parse::<usize>().is_ok_and(|k| k >= 2));
     let missing = (companion::GenericCopy::Missing, TokenStream::new());
+    // A free function of parameter structs with `order = K`: callers passing it a struct on whole reach
+    // its hidden function over the structs' values (`struct_whole.rs`), not a copy; one that reaches a
+    // copy (a method keeping `self` constant, `reads_fields(self, x)`) meets the fallback's one error, not
+    // rustc's cascade at a missing `GenericCopy` (E0658 `fn_traits`, "expected a `Fn` closure").
+    let written_for_a_float = signature::float_type_params(&item.sig.generics).is_empty();
+    if higher
+        && parameter_struct
+        && written_for_a_float
+        && !is_method(item)
+        && !args.copy
+        && !args.lift_fields
+    {
+        let why = "it has `order = K` and takes a parameter struct: an `order = K` function passing it the \
+                   struct on whole reaches its hidden function over the struct's values, which a method \
+                   keeping `self` constant does not (`reads_fields(self, x)`): give that method `wrt(self, ..)`, \
+                   or call this function from a free function of the struct"
+            .to_string();
+        return (companion::GenericCopy::Fallback { why }, TokenStream::new());
+    }
     if higher || args.copy || args.lift_fields {
         return missing;
     }

@@ -79,6 +79,11 @@ fn check_float_parameters(sig: &Signature, scalar: &str, errors: &mut Errors) {
             .any(|t| t.to_string() == scalar)
     };
     for p in &sig.params {
+        // A struct beside its values view (`&<Outer<::core::primitive::f64> as Itself>::Type`,
+        // `struct_whole.rs`): a constant of its own type at every order.
+        if is_itself(&p.ty) {
+            continue;
+        }
         let plain = p.ty.to_token_stream().to_string() == scalar;
         let tuple = crate::signature::float_tuple(&p.kind).is_some();
         if mentions(&p.ty) && !plain && p.array.is_none() && !p.by_ref && !tuple {
@@ -91,6 +96,23 @@ fn check_float_parameters(sig: &Signature, scalar: &str, errors: &mut Errors) {
                 ),
             );
         }
+    }
+}
+
+/// Is `ty` `<S as ::autodiff::__private::Itself>::Type`, or a reference to it: a parameter struct that a hidden
+/// function over the struct's values view takes as a constant (`struct_whole.rs`)?
+fn is_itself(ty: &Type) -> bool {
+    match ty {
+        Type::Reference(r) => is_itself(&r.elem),
+        Type::Path(p) => p.qself.as_ref().is_some_and(|q| {
+            q.position > 0
+                && p.path
+                    .segments
+                    .iter()
+                    .nth(q.position - 1)
+                    .is_some_and(|s| s.ident == "Itself")
+        }),
+        _ => false,
     }
 }
 

@@ -234,6 +234,13 @@ pub(crate) fn whole_function(name: &Ident) -> Ident {
     quote::format_ident!("__{}_whole", unraw(name), span = name.span())
 }
 
+/// The float type of the parameter structs of a hidden function `__f_whole` of a function generic over
+/// its float type `T` (`struct_whole.rs`): `__P`, a type parameter of its own, so that a struct stays
+/// `Outer<__P>` where `order = K` runs the hidden function on `Dual<T>`.
+pub(crate) fn primal_float() -> Ident {
+    Ident::new("__P", Span::call_site())
+}
+
 /// The function that callers at `order = K` call in place of `name` when they pass it a field of a
 /// parameter struct on whole (`g(&p.w)`, which may hold a struct or floats: `struct_whole.rs`), every
 /// argument a pair: `__g_pairs` for `g`, spanned on `name`.

@@ -9,10 +9,11 @@
 //! differentiated structs have no float field read and that has no other differentiated input has no
 //! hidden function: its `f_hvp` is the value and zero structs (`zero_hvp`).
 //!
-//! A function returning `f64` whose structs are of types without float type parameters, each
-//! differentiated or passed on whole to a call, takes `struct_whole.rs`'s way instead (through the structs'
-//! values views), which also lets it pass a struct on whole to a call; this one serves the others (generic
-//! structs, constant structs only read by their fields, which need no derive, methods of generic `impl`s).
+//! A function returning its own float type whose structs name no other float type, each differentiated or
+//! passed on whole to a call, takes `struct_whole.rs`'s way instead (through the structs' values views),
+//! which also lets it pass a struct on whole to a call; this one serves the others (structs of another
+//! float type, constant structs only read by their fields, which need no derive, methods of generic
+//! `impl`s, functions generic over `T` calling by a path naming `T`).
 //!
 //! ```text
 //! fn mse(p: &Mlp, xs: &[f64]) -> f64 { .. p.w[i] .. p.b .. }
@@ -111,10 +112,14 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
         errors.spanned(
             order,
             "`order = K` on a function that passes a parameter struct, or a field of one, on whole to a call \
-             (`g(p, ..)`, `g(&p.inner)`) is supported for a function returning `f64` whose parameter structs \
-             have no float type parameter and are differentiated or passed on whole: this one is not, so read the fields in \
-             this function, writing the callee's computation out (a parameter of a type alias of a float, \
-             `type Real = f32;`, is taken for a struct: write the float type itself)",
+             (`g(p, ..)`, `g(&p.inner)`) is supported for a function returning its own float type (`f64`, `f32`, \
+             or a free function's float type parameter `T`) whose parameter structs name no other float type \
+             (`Mlp`, `Outer<f64>` in a function of `f64`, `Outer<T>` in one generic over `T`) and are \
+             differentiated or passed on whole, and which, generic over `T`, calls no function by a path naming \
+             `T` (a method of a generic struct, `g.dot(x)`, which has no hidden function over its struct's \
+             values): this one is not, so read the fields in this function, writing the callee's computation \
+             out, or call a free function of the struct (a parameter of a type alias of a float, `type Real = \
+             f32;`, is taken for a struct: write the float type itself)",
         );
     }
     let scalar = match &s.sig.ret_ty {
@@ -943,9 +948,10 @@ mod tests {
 
     #[test]
     fn fields_become_inputs_of_a_hidden_function_and_integer_fields_keep_their_type() {
-        // (An `f32` function: an `f64` one takes the values view, `struct_whole.rs`.)
+        // (A struct of another float type than the function's: one of its own, or none named, takes the
+        // values view, `struct_whole.rs`.)
         let text = expanded(quote! {
-            fn mse(p: &Mlp, xs: &[f32]) -> f32 {
+            fn mse(p: &Mlp<f64>, xs: &[f32]) -> f32 {
                 let mut s = p.b;
                 for j in 0..p.hidden {
                     s += p.w[j] * xs[j];
@@ -957,7 +963,7 @@ mod tests {
         // The float fields are differentiated, `hidden` (a loop bound) is passed with its declared type.
         assert!(text.contains("wrt (__p_b , __p_w)"), "{text}");
         assert!(
-            text.contains("__p_hidden : < Mlp as :: autodiff :: __private :: FieldType <"),
+            text.contains("__p_hidden : < Mlp < f64 > as :: autodiff :: __private :: FieldType <"),
             "{text}"
         );
         assert!(
@@ -971,16 +977,31 @@ mod tests {
 
     #[test]
     fn whole_structs_and_methods_naming_self_are_errors() {
-        // Where the values view does not serve (`struct_whole::serves`): a generic struct, a constant
-        // `self`.
+        // Where the values view does not serve (`struct_whole::serves`): a struct of another float type
+        // than the function's, a constant `self`.
         let whole = expanded(quote! {
-            fn f<T: Float>(p: &Mlp<T>, x: T) -> T { g(p, x) * p.b }
+            fn f(p: &Mlp<f32>, x: f64) -> f64 { g(p, x) * p.b }
         });
         assert!(whole.contains("on whole to a call"), "{whole}");
         let field = expanded(quote! {
-            fn f<T: Float>(p: &Model<T>, x: T) -> T { g(&p.layer, x) }
+            fn f<T: Float>(p: &Model<f64>, x: T) -> T { g(&p.layer, x) }
         });
         assert!(field.contains("on whole to a call"), "{field}");
+        // A struct of the function's float type parameter does (`Mlp<T>`, the struct of a type parameter
+        // of its own beside its view).
+        let generic = expanded(quote! {
+            fn f<T: Float>(p: &Mlp<T>, x: T) -> T { g(p, x) * p.b }
+        });
+        assert!(!generic.contains("compile_error"), "{generic}");
+        assert!(
+            generic.contains(
+                "fn __f_whole < T : Float , __P : :: autodiff :: __private :: PrimalFloat > \
+                 (__p_primal : & < Mlp < __P > as :: autodiff :: __private :: Itself > :: Type , \
+                 __p_values : & [T] , x : T)"
+            ),
+            "{generic}"
+        );
+        assert!(generic.contains("values_in :: < T , _ > (p)"), "{generic}");
         let method = |body: proc_macro2::TokenStream| {
             crate::expand::differentiable(
                 quote!(order = 2, wrt(x)),

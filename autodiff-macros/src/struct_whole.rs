@@ -26,10 +26,13 @@
 //! }
 //! ```
 //!
-//! It serves functions returning `f64` whose parameter structs are of types without float type parameters
-//! (`Mlp`, `Self` of a non-generic `impl`), each differentiated or passed on whole to a call (a constant
-//! struct, whose view is then outside the hidden function's `wrt(..)`); others keep `struct_higher.rs`'s
-//! hidden function of the fields, which cannot pass a struct on.
+//! It serves functions returning their own float type, whose views are of it (`ViewFloat`: `f64`, `f32`,
+//! or a free function's float type parameter `T`, the struct then of a type parameter `__P` of its own,
+//! `&Outer<__P>` beside `&[T]`, since `order = K` runs the hidden function on `Dual<T>`), with parameter
+//! structs of types that name no other float type (`Mlp`, `Self` of a non-generic `impl`, `Outer<f64>`,
+//! `Outer<T>`), each differentiated or passed on whole to a call (a constant struct, whose view is then
+//! outside the hidden function's `wrt(..)`); others keep `struct_higher.rs`'s hidden function of the
+//! fields, which cannot pass a struct on.
 
 use crate::errors::Errors;
 use crate::ir::Kind;
@@ -39,12 +42,130 @@ use quote::{format_ident, quote, ToTokens};
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident};
 
-/// Does `s` take the values-view path: returning `f64`, its structs of types without float type parameters,
-/// in a non-generic `impl` if a method, and each either differentiated or passed on whole to a call (a
-/// constant struct, `wrt(x)` in `fn f(p: &Cfg, x: &[f64])`, whose view goes to the callee's `__g_whole`
-/// undifferentiated; one only read by its fields keeps `struct_higher.rs`'s way, which needs no derive)?
+/// Does `s` take the values-view path: returning its float type (`f64`, `f32`, or in a free function its
+/// float type parameter `T`, `ViewFloat`), its structs of types that name no other float (`Mlp`,
+/// `Outer<f64>`, `Outer<T>`), in a non-generic `impl` if a method, and each either differentiated or passed
+/// on whole to a call (a constant struct, `wrt(x)` in `fn f(p: &Cfg, x: &[f64])`, whose view goes to the
+/// callee's `__g_whole` undifferentiated; one only read by its fields keeps `struct_higher.rs`'s way, which
+/// needs no derive)?
 pub(crate) fn serves(s: &StructFunction) -> bool {
-    returns_f64(s) && structs_fit(s, Constant::PassedOn)
+    ViewFloat::returned(s).is_some() && structs_fit(s, Constant::PassedOn)
+}
+
+/// The float type of a function's values views, which its hidden function `__f_whole` reads the structs'
+/// floats as: the function's own (its return type), `f64` for a function returning no float (an array,
+/// `()` with outputs). For a function generic over its float type `T` the structs are of a type parameter
+/// of their own (`Outer<__P>`, `naming::primal_float`), since `order = K` runs the hidden function on
+/// `Dual<T>` and the struct stays what it is; of a concrete float they name it by its path
+/// (`Outer<::core::primitive::f64>`), which the generic copy keeps.
+pub(crate) struct ViewFloat {
+    float: Ident,
+    /// Is `float` the function's float type parameter?
+    param: bool,
+}
+
+impl ViewFloat {
+    /// The float type `s` returns, if it is `f64`, `f32` or (in a free function) its float type parameter.
+    fn returned(s: &StructFunction) -> Option<ViewFloat> {
+        let syn::Type::Path(p) = &s.sig.ret_ty else {
+            return None;
+        };
+        let ident = p.path.get_ident().filter(|_| p.qself.is_none())?;
+        if ident == "f64" || ident == "f32" {
+            return Some(ViewFloat {
+                float: ident.clone(),
+                param: false,
+            });
+        }
+        let own = crate::signature::float_type_params(&s.item.sig.generics);
+        (own.contains(ident) && !crate::expand::is_method(s.item)).then(|| ViewFloat {
+            float: ident.clone(),
+            param: true,
+        })
+    }
+
+    /// `s`'s view float: `returned`, else `f64`.
+    fn of(s: &StructFunction) -> ViewFloat {
+        ViewFloat::returned(s).unwrap_or_else(|| ViewFloat {
+            float: Ident::new("f64", Span::call_site()),
+            param: false,
+        })
+    }
+
+    fn is_f64(&self) -> bool {
+        !self.param && self.float == "f64"
+    }
+
+    /// The struct type `ty` as the hidden function takes it beside its view.
+    fn primal_type(&self, ty: &syn::Type) -> syn::Type {
+        if !self.param {
+            return pairs::with_float_paths(ty);
+        }
+        let primal = crate::naming::primal_float();
+        renamed(ty, &self.float, &syn::parse_quote!(#primal))
+    }
+
+    /// The struct type `ty` as the type of a field's window of the view is found from (`field_window`):
+    /// `primal_type`, but `Outer<f64>` for `Outer<T>` (the window's shape does not depend on the float
+    /// type, and `__private::FieldWindow` is implemented for `Vec`s and arrays of `f64` and `f32`).
+    fn shape_type(&self, ty: &syn::Type) -> syn::Type {
+        match self.param {
+            false => self.primal_type(ty),
+            true => renamed(ty, &self.float, &syn::parse_quote!(::core::primitive::f64)),
+        }
+    }
+
+    /// `generics` with `__P` declared for a function generic over its float type.
+    fn generics(&self, generics: &syn::Generics) -> syn::Generics {
+        let mut generics = generics.clone();
+        if self.param {
+            let primal = crate::naming::primal_float();
+            generics
+                .params
+                .push(syn::parse_quote!(#primal: ::autodiff::__private::PrimalFloat));
+        }
+        generics
+    }
+
+    /// The run-time helper `name` of `values.rs` (`values`, `tangent_values`, `from_values`,
+    /// `constant_values`) for this float: itself for `f64`, else its `_in::<F>` form.
+    fn helper(&self, name: &str) -> TokenStream {
+        let name = Ident::new(name, Span::call_site());
+        match self.is_f64() {
+            true => quote!(::autodiff::__private::#name),
+            false => {
+                let (name, float) = (format_ident!("{}_in", name), &self.float);
+                quote!(::autodiff::__private::#name::<#float, _>)
+            }
+        }
+    }
+}
+
+// Input:  Outer<T>      (`from` = `T`, `to` = `__P`)
+// Output: Outer<__P>
+/// `ty` with the type parameter `from` written `to`.
+fn renamed(ty: &syn::Type, from: &Ident, to: &syn::Type) -> syn::Type {
+    struct Rename<'a>(&'a Ident, &'a syn::Type);
+    impl VisitMut for Rename<'_> {
+        fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+            if let syn::Type::Path(p) = ty {
+                if p.qself.is_none() && p.path.is_ident(self.0) {
+                    *ty = self.1.clone();
+                    return;
+                }
+            }
+            syn::visit_mut::visit_type_mut(self, ty);
+        }
+    }
+    let mut ty = ty.clone();
+    Rename(from, to).visit_type_mut(&mut ty);
+    ty
+}
+
+impl ToTokens for ViewFloat {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        self.float.to_tokens(tokens);
+    }
 }
 
 /// Does `s` return `f64`?
@@ -67,20 +188,30 @@ enum Constant {
 /// method, and differentiated or kept constant as `constant` lets them?
 fn structs_fit(s: &StructFunction, constant: Constant) -> bool {
     let float_params = crate::signature::float_type_params(&s.analysis_item.sig.generics);
-    let names_float = |ty: &syn::Type| {
-        ty.to_token_stream().into_iter().any(|t| {
-            let t = t.to_string();
-            t == "f64" || t == "f32" || float_params.iter().any(|p| *p == t)
-        })
-    };
+    // The view's float (`Outer<f64>` in a function returning `f64`, `Outer<T>` in one generic over `T`)
+    // is the structs' own; another is not.
+    let view = ViewFloat::of(s);
+    let others: Vec<String> = ["f64", "f32"]
+        .iter()
+        .map(ToString::to_string)
+        .chain(float_params.iter().map(Ident::to_string))
+        .filter(|f| view.float != f)
+        .collect();
+    let others: Vec<&str> = others.iter().map(String::as_str).collect();
+    let names_float = |ty: &syn::Type| crate::naming::names_any(ty.to_token_stream(), &others);
+    // (A function generic over `T` that calls by a path naming `T`, `Weights::<T>::dot(g, x)` of `g.dot(x)`:
+    // its structs are of `__P` in the hidden function, and a method of a generic `impl` has no `__f_whole`.)
+    let own_floats = float_params.is_empty()
+        || view.param && float_params.len() == 1 && !calls_name(s.written, &view.float);
     // (Not a constant `self`, whose method keeps `struct_higher.rs`'s way: in an `impl`, its calls of
-    // other methods reach their generic copies there.)
+    // other methods reach their generic copies there, and of free functions that keep the struct constant
+    // too, theirs, which need no derive; tests/methods.rs::curved_through_free_function.)
     let passed_on = |i: usize, p: &crate::signature::Param| {
         p.ident != "self"
             && (passed_to_a_call(s.written, &p.ident.to_string())
                 || s.flat.field_inputs().any(|f| f.parent == i && f.whole))
     };
-    float_params.is_empty()
+    own_floats
         && s.sig.params.iter().enumerate().all(|(i, p)| match &p.kind {
             Kind::Struct(ty) => {
                 !names_float(ty)
@@ -117,8 +248,7 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
         }
     };
     let hvp = hvp(s);
-    let f64_ident = Ident::new("f64", Span::call_site());
-    let hessian = crate::higher::hessian_of(s.bounded, s.sig, &f64_ident);
+    let hessian = crate::higher::hessian_of(s.bounded, s.sig, &ViewFloat::of(s).float);
     let derivatives = derivatives(s, order);
     let pairs = pairs::of_structs(s);
     quote!(#whole #pairs #hvp #hessian #derivatives)
@@ -325,6 +455,7 @@ fn companion_types(
 fn stand_ins_without_copy(s: &StructFunction, why: &str) -> TokenStream {
     let whole = crate::naming::whole_function(&s.item.sig.ident);
     let slots = crate::expand::companion_slots(s.sig);
+    let view = ViewFloat::of(s);
     let (mut params, mut cotangents, mut tangents, mut into) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (p, slot) in s.sig.params.iter().zip(&slots) {
@@ -333,13 +464,13 @@ fn stand_ins_without_copy(s: &StructFunction, why: &str) -> TokenStream {
             // as `&__p_primal` or `__p_primal`).
             let (primal, values) = pair(&p.ident.to_string());
             params.push(quote!(#primal: impl ::core::marker::Sized));
-            params.push(quote!(#values: &[f64]));
+            params.push(quote!(#values: &[#view]));
             for list in [&mut cotangents, &mut tangents, &mut into] {
                 list.push(quote!(()));
             }
-            cotangents.push(quote!(::std::vec::Vec<f64>));
-            tangents.push(quote!(::std::vec::Vec<f64>));
-            into.push(quote!(::core::option::Option<&mut [f64]>));
+            cotangents.push(quote!(::std::vec::Vec<#view>));
+            tangents.push(quote!(::std::vec::Vec<#view>));
+            into.push(quote!(::core::option::Option<&mut [#view]>));
             continue;
         }
         params.push(crate::signature::declare(&slot.ident, &slot.ty));
@@ -631,6 +762,7 @@ fn whole_function(
     // The fields that are matrices, read by index from the values view.
     let mut matrix_fields: Vec<MatrixField> = Vec::new();
     let cast_only = crate::struct_higher::cast_only_fields(s);
+    let view = ViewFloat::of(s);
     for (i, p) in s.sig.params.iter().enumerate() {
         let Kind::Struct(ty) = &p.kind else {
             let declared = &s.item.sig.inputs[i];
@@ -641,8 +773,9 @@ fn whole_function(
             continue;
         };
         let (primal, values) = pair(&p.ident.to_string());
+        let (ty, shape_ty) = (&view.primal_type(ty), view.shape_type(ty));
         params.push(quote!(#primal: &<#ty as ::autodiff::__private::Itself>::Type));
-        params.push(quote!(#values: &[f64]));
+        params.push(quote!(#values: &[#view]));
         if p.active {
             wrt.push(values.clone());
         }
@@ -657,6 +790,7 @@ fn whole_function(
             let ident = Ident::new(&f.ident.to_string(), Span::call_site());
             // The struct that holds the field (`p`, or `p.inner` for `p.inner.a`), and where its part of
             // the view starts.
+            let (_, window_ty, _, _) = owner(&shape_ty.to_token_stream(), &primal, f.path);
             let (owner, owner_ty, offset, key) = owner(&ty.to_token_stream(), &primal, f.path);
             let start =
                 quote!(#offset ::autodiff::__private::field_start::<#owner_ty, #key>(#owner));
@@ -675,7 +809,7 @@ fn whole_function(
                     let #inner_primal = ::autodiff::__private::whole_primal::<#owner_ty, #key>(#owner);
                     let #first = #start;
                     let #last = #end;
-                    let #inner_values = ::autodiff::__private::field_window::<#owner_ty, #key, _>(
+                    let #inner_values = ::autodiff::__private::field_window::<#window_ty, #key, _>(
                         &#values[#first..#last]
                     );
                 });
@@ -705,7 +839,7 @@ fn whole_function(
                     prologue.push(quote! {
                         let #inner_primal = ::autodiff::__private::whole_primal::<#owner_ty, #key>(#owner);
                         let #last = #end;
-                        let #inner_values = ::autodiff::__private::field_window::<#owner_ty, #key, _>(
+                        let #inner_values = ::autodiff::__private::field_window::<#window_ty, #key, _>(
                             &#values[#first..#last]
                         );
                     });
@@ -732,7 +866,7 @@ fn whole_function(
                 prologue.push(quote! {
                     let #first = #start;
                     let #last = #end;
-                    let #ident = ::autodiff::__private::field_window::<#owner_ty, #key, _>(
+                    let #ident = ::autodiff::__private::field_window::<#window_ty, #key, _>(
                         &#values[#first..#last]
                     );
                 });
@@ -744,11 +878,16 @@ fn whole_function(
                 // apart; converted here as the body converts it.
                 let slot =
                     quote!(#offset ::autodiff::__private::field_slot::<#owner_ty, #key>(#owner));
+                // (A generic function's body converts by `T::from(..)`, not by `as`.)
+                let cast = match view.param {
+                    true => quote!(f64),
+                    false => view.to_token_stream(),
+                };
                 prologue.push(quote! {
                     let #ident = if ::autodiff::__private::field_in_view::<#owner_ty, #key>() {
                         #values[#slot]
                     } else {
-                        ::autodiff::__private::field_value::<#owner_ty, #key>(#owner) as f64
+                        ::autodiff::__private::field_value::<#owner_ty, #key>(#owner) as #cast
                     };
                 });
             } else {
@@ -810,7 +949,7 @@ fn whole_function(
     let item = s.item;
     let name = crate::naming::whole_function(&item.sig.ident);
     let vis = &item.vis;
-    let generics = &item.sig.generics;
+    let generics = &view.generics(&item.sig.generics);
     let where_clause = &generics.where_clause;
     let stmts = &block.stmts;
     let prologue: Vec<syn::Stmt> = syn::parse2::<syn::Block>(quote!({ #(#prologue)* }))?.stmts;
@@ -886,7 +1025,7 @@ pub(crate) mod pairs {
     // Output: [Vec<::core::primitive::f64>]
     /// `ty` with its floats named by their paths, which a generic copy keeps (`shadow.rs` rewrites the
     /// bare `f64`): a matrix's shape is the same at every order.
-    fn with_float_paths(ty: &syn::Type) -> syn::Type {
+    pub(super) fn with_float_paths(ty: &syn::Type) -> syn::Type {
         struct Floats;
         impl syn::visit_mut::VisitMut for Floats {
             fn visit_type_mut(&mut self, ty: &mut syn::Type) {
@@ -1038,14 +1177,16 @@ pub(crate) mod pairs {
         let item = s.item;
         // A method's (`self.scaled(&self.w, x)`), beside it in its `impl`, calls `Self::__g_whole`.
         let method = crate::expand::is_method(item);
+        let view = super::ViewFloat::of(s);
         let mut params = Vec::new();
         let mut wrt = Vec::new();
         let mut args = Vec::new();
         for (i, p) in s.sig.params.iter().enumerate() {
             if let Kind::Struct(ty) = &p.kind {
                 let (primal, values) = super::pair(&p.ident.to_string());
+                let ty = view.primal_type(ty);
                 params.push(quote!(#primal: &<#ty as ::autodiff::__private::Itself>::Type));
-                params.push(quote!(#values: &[f64]));
+                params.push(quote!(#values: &[#view]));
                 if p.active {
                     wrt.push(values.clone());
                 }
@@ -1073,16 +1214,38 @@ pub(crate) mod pairs {
             true => quote!(Self::#whole),
             false => quote!(#whole),
         };
+        let generics = view.generics(&item.sig.generics);
+        let where_clause = &generics.where_clause;
         quote! {
             #[::autodiff::differentiable(wrt(#(#wrt),*), __struct_whole)]
             #[doc(hidden)]
             #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
             #[inline(always)]
-            #vis fn #pairs(#(#params),*) -> #ret {
+            #vis fn #pairs #generics (#(#params),*) -> #ret #where_clause {
                 #whole(#(#args),*)
             }
         }
     }
+}
+
+/// Does a call in `block` name `float` in its path (`Weights::<T>::dot(g, x)`, `T::from(..)` aside)?
+fn calls_name(block: &syn::Block, float: &Ident) -> bool {
+    struct Names<'a>(&'a Ident, bool);
+    impl<'ast> syn::visit::Visit<'ast> for Names<'_> {
+        fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+            if let Expr::Path(p) = &*call.func {
+                // (`T::from(..)`, `T::zero()`: the float type's own functions.)
+                let own = p.path.segments.len() == 2 && p.path.segments[0].ident == *self.0;
+                let name = self.0.to_string();
+                self.1 |= !own && crate::naming::names_any(p.to_token_stream(), &[name.as_str()]);
+            }
+            syn::visit::visit_expr_call(self, call);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut names = Names(float, false);
+    syn::visit::Visit::visit_block(&mut names, block);
+    names.1
 }
 
 /// Does `block` pass `name` (`name` or `&name`) as an argument of a call (`grid(&__g_m, x)`)?
@@ -1304,6 +1467,22 @@ impl WholeCalls<'_> {
     }
 }
 
+impl WholeCalls<'_> {
+    /// Each struct passed on whole to a call in `expr` passed as itself (`__a_primal`), the callee as
+    /// written: `expr` is an integer (a range's bound).
+    fn with_primals(&mut self, expr: &mut Expr) {
+        if let Expr::Call(call) = expr {
+            for arg in call.args.iter_mut() {
+                let field = self.field_wholes.iter().any(|f| names(arg, f.as_str()));
+                if let (false, Some((primal, _))) = (field, self.whole_arg(arg)) {
+                    *arg = syn::parse_quote!(#primal);
+                }
+            }
+        }
+        self.visit_expr_mut(expr);
+    }
+}
+
 impl VisitMut for WholeCalls<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         if let Expr::Call(call) = expr {
@@ -1349,6 +1528,30 @@ impl VisitMut for WholeCalls<'_> {
                         };
                     }
                 }
+            }
+        }
+        // Input:  0..Spring::count(a)        (`0..a.count()`, `method_paths.rs`)
+        // Output: 0..Spring::count(__a_primal)
+        // A call in a range's bound gives an integer, which carries no derivative: a plain call of the
+        // callee as written, with the struct itself (as at first order, where such a call is plain).
+        if let Expr::Range(range) = expr {
+            for bound in [&mut range.start, &mut range.end].into_iter().flatten() {
+                self.with_primals(bound);
+            }
+            return;
+        }
+        // Input:  0..a.count()            (of a constant struct, left as written by `method_paths.rs`)
+        // Output: 0..__a_primal.count()   (the struct itself: a plain call, as at first order)
+        if let Expr::MethodCall(m) = expr {
+            let field = self
+                .field_wholes
+                .iter()
+                .any(|f| names(&m.receiver, f.as_str()));
+            if let (true, false, Some((primal, _))) =
+                (m.args.is_empty(), field, self.whole_arg(&m.receiver))
+            {
+                *m.receiver = syn::parse_quote!(#primal);
+                return;
             }
         }
         if let Expr::Path(p) = expr {
@@ -1420,10 +1623,10 @@ impl VisitMut for CopiedFields<'_> {
 
 /// How `f_hvp` and `f_derivatives` take the values view of the struct `p`: `values`, or `constant_values`
 /// for a constant one, whose error without the derive says why a struct outside `wrt(..)` needs it.
-fn values_of(p: &crate::signature::Param) -> TokenStream {
+fn values_of(p: &crate::signature::Param, view: &ViewFloat) -> TokenStream {
     match p.active {
-        true => quote!(::autodiff::__private::values),
-        false => quote!(::autodiff::__private::constant_values),
+        true => view.helper("values"),
+        false => view.helper("constant_values"),
     }
 }
 
@@ -1435,7 +1638,10 @@ fn derivatives(s: &StructFunction, order: &syn::LitInt) -> TokenStream {
     };
     let len = k + 1;
     let name = crate::signature::derived_name(s.item, "derivatives");
-    let signature = s.sig.generated(s.bounded, &name, None, quote!([f64; #len]));
+    let view = ViewFloat::of(s);
+    let signature = s
+        .sig
+        .generated(s.bounded, &name, None, quote!([#view; #len]));
     let (mut views, mut args) = (Vec::new(), Vec::new());
     for (i, p) in s.sig.params.iter().enumerate() {
         let ident = &p.ident;
@@ -1447,11 +1653,11 @@ fn derivatives(s: &StructFunction, order: &syn::LitInt) -> TokenStream {
             syn::Type::Reference(_) => quote!(#ident),
             _ => quote!(&#ident),
         };
-        let view = format_ident!("__values_{}", i, span = Span::mixed_site());
-        let read = values_of(p);
-        views.push(quote!(let #view = #read(#reference);));
+        let values = format_ident!("__values_{}", i, span = Span::mixed_site());
+        let read = values_of(p, &view);
+        views.push(quote!(let #values = #read(#reference);));
         args.push(reference);
-        args.push(quote!(&#view));
+        args.push(quote!(&#values));
     }
     let callee = format_ident!(
         "{}_derivatives",
@@ -1478,11 +1684,12 @@ fn hvp(s: &StructFunction) -> TokenStream {
     let v = crate::naming::local("v");
     let gradient_ty = s.sig.gradient_type();
     let name = crate::signature::derived_name(s.item, "hvp");
+    let float = ViewFloat::of(s);
     let signature = s.sig.generated(
         s.bounded,
         &name,
         Some(quote!(#v: #gradient_ty)),
-        quote!((f64, #gradient_ty, #gradient_ty)),
+        quote!((#float, #gradient_ty, #gradient_ty)),
     );
     let direction = |i: usize| format_ident!("__direction_{}", i, span = Span::mixed_site());
     let values = |i: usize| format_ident!("__values_{}", i, span = Span::mixed_site());
@@ -1530,7 +1737,7 @@ fn hvp(s: &StructFunction) -> TokenStream {
             _ => quote!(&#ident),
         };
         let (view, d, dv) = (values(i), direction(i), direction_values(i));
-        let read = values_of(p);
+        let read = values_of(p, &float);
         views.push(quote!(let #view = #read(#reference);));
         args.push(quote!(#reference));
         args.push(quote!(&#view));
@@ -1538,14 +1745,16 @@ fn hvp(s: &StructFunction) -> TokenStream {
             // A constant struct (`wrt(..)` leaves it out): its view, without direction or derivatives.
             continue;
         }
-        views.push(quote!(let #dv = ::autodiff::__private::tangent_values(#reference, &#d);));
+        let tangent_values = float.helper("tangent_values");
+        views.push(quote!(let #dv = #tangent_values(#reference, &#d);));
         inner_directions.push(quote!(#dv));
         let k = gradient_slots.len();
         let (g, h) = (slot(&gradient, k), slot(&product, k));
         gradient_slots.push(quote!(#g));
         product_slots.push(quote!(#h));
-        gradients.push(quote!(::autodiff::__private::from_values(#reference, &#g)));
-        products.push(quote!(::autodiff::__private::from_values(#reference, &#h)));
+        let from_values = float.helper("from_values");
+        gradients.push(quote!(#from_values(#reference, &#g)));
+        products.push(quote!(#from_values(#reference, &#h)));
     }
     let inner_directions = crate::emit::tuple_or_single(inner_directions);
     let (gradient_slots, product_slots) = (
@@ -1846,6 +2055,62 @@ mod tests {
             );
             assert!(!text.contains("compile_error"), "{text}");
         }
+    }
+
+    #[test]
+    fn the_view_is_of_the_function_s_own_float_type() {
+        // `f32`: the view is `&[f32]`, taken by `values_in`.
+        let f32_view = expanded(
+            quote!(order = 2),
+            quote!(
+                fn f(p: &P, x: f32) -> f32 {
+                    g(p, x) * p.b
+                }
+            ),
+        );
+        assert!(!f32_view.contains("compile_error"), "{f32_view}");
+        assert!(f32_view.contains("__p_values : & [f32]"), "{f32_view}");
+        assert!(
+            f32_view.contains("values_in :: < f32 , _ > (p)"),
+            "{f32_view}"
+        );
+        // At first order too, whose generic copy `order = K` callers reach.
+        let first = expanded(
+            quote!(),
+            quote!(
+                fn f(p: &P, x: f32) -> f32 {
+                    p.b * x
+                }
+            ),
+        );
+        assert!(first.contains("__p_values : & [f32]"), "{first}");
+        // A struct of the function's own float (`Outer<f64>`): named by its path, which the generic copy
+        // keeps.
+        let named = expanded(
+            quote!(order = 2),
+            quote!(
+                fn h(o: &Outer<f64>, x: f64) -> f64 {
+                    g(o, x) * x
+                }
+            ),
+        );
+        assert!(!named.contains("compile_error"), "{named}");
+        assert!(
+            named.contains(
+                "< Outer < :: core :: primitive :: f64 > as :: autodiff :: __private :: Itself >"
+            ),
+            "{named}"
+        );
+        // Of another float, the fields' way's error.
+        let other = expanded(
+            quote!(order = 2),
+            quote!(
+                fn h(o: &Outer<f32>, x: f64) -> f64 {
+                    g(o, x) * x
+                }
+            ),
+        );
+        assert!(other.contains("on whole to a call"), "{other}");
     }
 
     #[test]

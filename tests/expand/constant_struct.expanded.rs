@@ -94,6 +94,80 @@ fn reads_jvp(p: &Cfg, x: &[f64], tangent: ::std::vec::Vec<f64>) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct reads {}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct __reads_generic {}
+#[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+impl __reads_generic {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(p: &Cfg, x: &[__S]) -> __S {
+        ::autodiff::__private::no_generic_copy::<__reads_generic, __S, _>()
+    }
+    #[inline]
+    fn vjp<__S: ::autodiff::__private::Float>(
+        self,
+        p: &Cfg,
+        x: &[__S],
+        d_ret: __S,
+    ) -> (__S, ((), ::std::vec::Vec<__S>)) {
+        ::autodiff::__private::no_generic_copy::<__reads_generic, __S, _>()
+    }
+    #[inline]
+    fn jvp<__S: ::autodiff::__private::Float>(
+        self,
+        p: &Cfg,
+        x: &[__S],
+        tangents: ((), ::std::vec::Vec<__S>),
+    ) -> (__S, __S) {
+        ::autodiff::__private::no_generic_copy::<__reads_generic, __S, _>()
+    }
+    #[inline]
+    fn vjp_into<__S: ::autodiff::__private::Float>(
+        self,
+        p: &Cfg,
+        x: &[__S],
+        d_ret: __S,
+        grads: ((), ::core::option::Option<&mut [__S]>),
+    ) -> __S {
+        ::autodiff::__private::no_generic_copy::<__reads_generic, __S, _>()
+    }
+    #[inline]
+    fn vjp_out<__S: ::autodiff::__private::Float>(
+        self,
+        p: &Cfg,
+        x: &[__S],
+        d_ret: ::core::option::Option<__S>,
+        d_after: impl ::core::marker::Sized,
+    ) -> (__S, ((), ::std::vec::Vec<__S>)) {
+        ::autodiff::__private::no_generic_copy::<__reads_generic, __S, _>()
+    }
+    #[inline]
+    fn jvp_out<__S: ::autodiff::__private::Float>(
+        self,
+        p: &Cfg,
+        x: &[__S],
+        tangents: impl ::core::marker::Sized,
+        d_after: impl ::core::marker::Sized,
+    ) -> (__S, __S) {
+        ::autodiff::__private::no_generic_copy::<__reads_generic, __S, _>()
+    }
+    #[inline]
+    fn call_on<__S: ::autodiff::__private::Float>(self, p: &Cfg, x: &[__S]) -> __S {
+        ::autodiff::__private::no_generic_copy::<__reads_generic, __S, _>()
+    }
+}
+impl<__S> ::autodiff::__private::NoGenericCopy<__S> for __reads_generic {
+    const FAIL: () = ::core::panic!(
+        "`reads` has no generic copy, which an `order = K` function calling it (directly or through other functions) needs: it has `order = K` and takes a parameter struct: an `order = K` function passing it the struct on whole reaches its hidden function over the struct's values, which a method keeping `self` constant does not (`reads_fields(self, x)`): give that method `wrt(self, ..)`, or call this function from a free function of the struct. Give `reads` `order = 2` too (its generic copy is then made, or an error says why it cannot be), or make it generic over `T: Float`"
+    );
+}
+impl ::autodiff::__private::GenericCopy for reads {
+    type Copy = __reads_generic;
+    #[inline(always)]
+    fn copy() -> __reads_generic {
+        __reads_generic {}
+    }
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl reads {
     #[inline]

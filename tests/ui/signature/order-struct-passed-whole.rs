@@ -1,23 +1,29 @@
-// `order = K` on a function of a generic parameter struct reads its fields; a struct, or a struct field,
-// passed on whole to a call is not supported there yet (the error says what to write). (For structs of
-// `f64`s it is: tests/struct_calls_higher.rs.)
+// `order = K` on a function generic over its float type that passes its struct on whole to a method of a
+// generic struct (`g.dot(x)`, the call `Weights::<T>::dot(g, x)`): such a method has no hidden function
+// over its struct's values, so this is the spanned error (the error says what to write). A free function
+// of the struct works at every order (tests/structs34.rs), and so does this one at first order
+// (tests/method_calls33.rs::weighted).
 use autodiff::{differentiable, Differentiable, Float};
 
 #[derive(Clone, Differentiable)]
-struct Line<T: Float> {
-    slope: T,
-    offset: T,
+struct Weights<T: Float> {
+    w: Vec<T>,
 }
 
-#[differentiable]
-fn at<T: Float>(l: &Line<T>, x: T) -> T {
-    l.slope * x + l.offset
+impl<T: Float> Weights<T> {
+    #[differentiable(wrt(self, x))]
+    fn dot(&self, x: &[T]) -> T {
+        let mut s = T::zero();
+        for i in 0..x.len() {
+            s = s + self.w[i] * x[i] * x[i];
+        }
+        s
+    }
 }
 
 #[differentiable(order = 2)]
-fn squared<T: Float>(l: &Line<T>, x: T) -> T {
-    let y = at(l, x);
-    y * y
+fn weighted<T: Float>(g: &Weights<T>, x: &[T]) -> T {
+    g.dot(x) * x[0]
 }
 
 fn main() {}
