@@ -9,7 +9,8 @@
 //! 4. A method taking `self` by value calling another (`self.g(x)`) at `order = 2`.
 //! 5. A matrix made in the body with a computed shape (`vec![vec![0.0; n + 1]; k * 2]`) passed whole.
 //! 6. Tuples of constants holding arrays passed to plain functions (were rewritten to a missing
-//!    `__weigh_split`, E0425), and constant arrays passed to plain functions at `order = 2` (E0573).
+//!    `__weigh_split`, E0425; at `order = 2` retyped to the copy's float, E0308), and constant arrays
+//!    passed to plain functions at `order = 2` (E0573).
 //!
 //! Each is checked against an analytic gradient (and, where short, Hessian) written here, central
 //! differences of the plain body (`twin!`) at several points, and its Hessian against differences of its
@@ -723,18 +724,18 @@ fn product(w: &[f64]) -> f64 {
     w.iter().product()
 }
 
-#[differentiable]
+#[differentiable(order = 2)]
 fn literal_tuple(x: f64) -> f64 {
     x * x * weigh_owned(([0.5, 1.0], 2.0))
 }
 
-#[differentiable]
+#[differentiable(order = 2)]
 fn integer_tuple(x: f64, k: usize) -> f64 {
     let w = ([k as f64, 1.0], 2.0);
     x * x * weigh(&w, 3.0) + weigh_owned(w) * x
 }
 
-#[differentiable]
+#[differentiable(order = 2)]
 fn data_tuple(x: f64, d: &[usize]) -> f64 {
     let w = (vec![d[0] as f64, 1.0], 2.0);
     x * x * weigh_vec(&w)
@@ -772,6 +773,14 @@ fn constants_holding_arrays_go_to_plain_functions_as_written() {
         assert_close(v, 2.0 * (kf + 1.0) * x * x, ANALYTIC_TOL, "data_tuple");
         assert_close(d, 4.0 * (kf + 1.0) * x, ANALYTIC_TOL, "data_tuple'");
         assert_fd_gradient(|p| data_tuple(p[0], &[k]), &[x], &[d], "data_tuple' fd");
+        let (_, _, h) = literal_tuple_hessian(x);
+        assert_close(h[0][0], 6.0, ANALYTIC_TOL, "literal_tuple''");
+        let (_, _, h) = integer_tuple_hessian(x, k);
+        assert_close(h[0][0], 2.0 * a, ANALYTIC_TOL, "integer_tuple''");
+        let grad = |p: &[f64]| vec![integer_tuple_grad(p[0], k).1];
+        assert_hessian_fd(&h, grad, &[x], 1e-6, "integer_tuple'' fd");
+        let (_, _, h) = data_tuple_hessian(x, &[k]);
+        assert_close(h[0][0], 4.0 * (kf + 1.0), ANALYTIC_TOL, "data_tuple''");
 
         let (v, d) = constant_array_grad(x);
         assert_close(v, -0.75 * x * x, ANALYTIC_TOL, "constant_array");
