@@ -32,12 +32,14 @@ use common::{
 fn check_slice(
     what: &str,
     x: &[f64],
+    f: impl Fn(&[f64]) -> f64,
     plain: impl Fn(&[f64]) -> f64,
     grad: impl Fn(&[f64]) -> (f64, Vec<f64>),
     hessian: impl Fn(&[f64]) -> (f64, Vec<f64>, Vec<Vec<f64>>),
     analytic: (f64, Vec<f64>),
 ) {
     let (value, g) = grad(x);
+    assert_eq!(f(x), plain(x), "{what}: the function as written");
     assert_close(value, plain(x), ANALYTIC_TOL, &format!("{what}: value"));
     assert_close(
         value,
@@ -73,6 +75,7 @@ fn check_slice(
 fn check_two(
     what: &str,
     (x, y): (&[f64], &[f64]),
+    f: impl Fn(&[f64], &[f64]) -> f64,
     plain: impl Fn(&[f64], &[f64]) -> f64,
     grad: impl Fn(&[f64], &[f64]) -> (f64, (Vec<f64>, Vec<f64>)),
     hessian: impl Fn(&[f64], &[f64]) -> (f64, (Vec<f64>, Vec<f64>), Vec<Vec<f64>>),
@@ -87,6 +90,7 @@ fn check_two(
     check_slice(
         what,
         &flat,
+        |p| f(&p[..n], &p[n..]),
         |p| plain(&p[..n], &p[n..]),
         flat_grad,
         |p| {
@@ -188,6 +192,7 @@ fn a_sorted_copy_has_the_permutations_gradient() {
         check_slice(
             "median",
             &x,
+            median,
             median_plain,
             median_grad,
             median_hessian,
@@ -207,6 +212,7 @@ fn a_sorted_copy_has_the_permutations_gradient() {
         check_slice(
             "trimmed",
             &x,
+            trimmed,
             trimmed_plain,
             trimmed_grad,
             trimmed_hessian,
@@ -220,6 +226,7 @@ fn a_sorted_copy_has_the_permutations_gradient() {
         check_slice(
             "top_two",
             &x,
+            top_two,
             top_two_plain,
             top_two_grad,
             top_two_hessian,
@@ -237,6 +244,7 @@ fn a_sorted_copy_has_the_permutations_gradient() {
         check_slice(
             "by_magnitude",
             &x,
+            by_magnitude,
             by_magnitude_plain,
             by_magnitude_grad,
             by_magnitude_hessian,
@@ -267,6 +275,7 @@ fn a_sorted_copy_has_the_permutations_gradient() {
         check_two(
             "sorted_weights",
             (&x, &w),
+            sorted_weights,
             sorted_weights_plain,
             sorted_weights_grad,
             sorted_weights_hessian,
@@ -364,6 +373,7 @@ fn zip_of_a_mapped_side_after_a_filter_and_a_reversed_chain() {
         check_two(
             "kept_weighted",
             (&x, &y),
+            kept_weighted,
             kept_weighted_plain,
             kept_weighted_grad,
             kept_weighted_hessian,
@@ -383,6 +393,7 @@ fn zip_of_a_mapped_side_after_a_filter_and_a_reversed_chain() {
         check_two(
             "kept_sines",
             (&x, &y),
+            kept_sines,
             kept_sines_plain,
             kept_sines_grad,
             kept_sines_hessian,
@@ -398,6 +409,7 @@ fn zip_of_a_mapped_side_after_a_filter_and_a_reversed_chain() {
         check_two(
             "chained_back",
             (&x, &y),
+            chained_back,
             chained_back_plain,
             chained_back_grad,
             chained_back_hessian,
@@ -416,6 +428,7 @@ fn zip_of_a_mapped_side_after_a_filter_and_a_reversed_chain() {
         check_two(
             "folded_back",
             (&x, &y),
+            folded_back,
             folded_back_plain,
             folded_back_grad,
             folded_back_hessian,
@@ -440,7 +453,7 @@ twin! {
         let a = *x.last().unwrap();
         let b = *x.first().unwrap();
         let c = *x.iter().skip(1).last().unwrap();
-        let d = *x.iter().rev().skip(1).next().expect("two elements");
+        let d = *x.iter().rev().nth(1).expect("two elements");
         a * b * c + d * d
     }
 }
@@ -468,6 +481,7 @@ fn dereferenced_selections_of_chains_over_references() {
             check_slice(
                 "stepped_nth",
                 &x,
+                |p| stepped_nth(p, k),
                 |p| stepped_nth_plain(p, k),
                 |p| stepped_nth_grad(p, k),
                 |p| stepped_nth_hessian(p, k),
@@ -480,7 +494,15 @@ fn dereferenced_selections_of_chains_over_references() {
         g[0] = x[n - 1] * x[n - 1];
         g[n - 2] += 2.0 * x[n - 2];
         let value = x[n - 1] * x[n - 1] * x[0] + x[n - 2] * x[n - 2];
-        check_slice("ends", &x, ends_plain, ends_grad, ends_hessian, (value, g));
+        check_slice(
+            "ends",
+            &x,
+            ends,
+            ends_plain,
+            ends_grad,
+            ends_hessian,
+            (value, g),
+        );
         // extremes: max x^2 (the last of equal maxima) + max of x[1..] times the first negative.
         let squares: Vec<f64> = x.iter().map(|v| v * v).collect();
         let i = stable_order(&squares, |a, b| a.total_cmp(&b))[n - 1];
@@ -494,6 +516,7 @@ fn dereferenced_selections_of_chains_over_references() {
         check_slice(
             "extremes",
             &x,
+            extremes,
             extremes_plain,
             extremes_grad,
             extremes_hessian,
@@ -668,6 +691,7 @@ fn a_matrix_of_a_computed_shape_passed_whole() {
         check_slice(
             "computed_shape",
             &x,
+            |p| computed_shape(p, n, k),
             |p| computed_shape_plain(p, n, k),
             |p| computed_shape_grad(p, n, k),
             |p| computed_shape_hessian(p, n, k),
@@ -694,6 +718,7 @@ fn a_matrix_of_a_computed_shape_passed_whole() {
         check_slice(
             "refilled",
             &x,
+            |p| refilled(p, n),
             |p| refilled_plain(p, n),
             |p| refilled_grad(p, n),
             |p| refilled_hessian(p, n),
@@ -784,6 +809,7 @@ fn constants_holding_arrays_go_to_plain_functions_as_written() {
 
         let (v, d) = constant_array_grad(x);
         assert_close(v, -0.75 * x * x, ANALYTIC_TOL, "constant_array");
+        assert_eq!(v, constant_array(x), "constant_array as written");
         assert_close(d, -1.5 * x, ANALYTIC_TOL, "constant_array'");
         let (_, _, h) = constant_array_hessian(x);
         assert_close(h[0][0], -1.5, ANALYTIC_TOL, "constant_array''");
