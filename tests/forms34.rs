@@ -352,6 +352,19 @@ twin! {
     }
 }
 
+twin! {
+    #[differentiable(order = 2)]
+    fn reversed_twice / reversed_twice_plain(x: &[f64], y: &[f64]) -> f64 {
+        let mut s = 0.0;
+        let mut k = 1.0;
+        for v in x.iter().chain(y.iter()).rev().map(|v| v * 2.0).rev() {
+            s += k * v * v;
+            k += 1.0;
+        }
+        s
+    }
+}
+
 #[test]
 fn zip_of_a_mapped_side_after_a_filter_and_a_reversed_chain() {
     let mut inputs = Inputs(3402);
@@ -413,6 +426,21 @@ fn zip_of_a_mapped_side_after_a_filter_and_a_reversed_chain() {
             chained_back_plain,
             chained_back_grad,
             chained_back_hessian,
+            (value, g),
+        );
+        // reversed_twice: x then y, in order, doubled, weighted 1, 2, ...
+        let (mut value, mut g) = (0.0, vec![0.0; n + m]);
+        for i in 0..n + m {
+            value += (i as f64 + 1.0) * 4.0 * all[i] * all[i];
+            g[i] = 8.0 * (i as f64 + 1.0) * all[i];
+        }
+        check_two(
+            "reversed_twice",
+            (&x, &y),
+            reversed_twice,
+            reversed_twice_plain,
+            reversed_twice_grad,
+            reversed_twice_hessian,
             (value, g),
         );
         // folded_back: acc = acc / 2 + (2 v)^2 over y[1..] reversed, then x reversed; the element met

@@ -1009,12 +1009,17 @@ fn chain_reversed(expr: &Expr) -> Option<Expr> {
             }
             inner = strip_parens(&stage.receiver);
         }
+        match inner {
+            Expr::MethodCall(chain)
+                if chain.method == "chain"
+                    && chain.args.len() == 1
+                    && chain.turbofish.is_none() => {}
+            // Not of a chain: a `.rev()` further in, maybe.
+            _ => return further_in(m),
+        }
         let Expr::MethodCall(chain) = inner else {
             return None;
         };
-        if chain.method != "chain" || chain.args.len() != 1 || chain.turbofish.is_some() {
-            return None;
-        }
         // A receiver as it is where `.rev()` binds to it whole (`x.iter()`, `y`), else in parentheses.
         let receiver = |e: &Expr| match strip_parens(e) {
             e @ (Expr::MethodCall(_) | Expr::Path(_) | Expr::Field(_) | Expr::Index(_)) => {
@@ -1049,7 +1054,11 @@ fn chain_reversed(expr: &Expr) -> Option<Expr> {
         }
         return Some(rebuilt);
     }
-    // A `.rev()` further in: rebuilt around the moved receiver.
+    further_in(m)
+}
+
+/// `m` rebuilt around its receiver with a `.rev()` of a chain moved (`chain_reversed`), if it has one.
+fn further_in(m: &syn::ExprMethodCall) -> Option<Expr> {
     let moved = chain_reversed(&m.receiver)?;
     let mut outer = m.clone();
     *outer.receiver = moved;
