@@ -80,7 +80,7 @@ pub mod private {
         call_cotangent, clear, copy_into, copy_len, cotangent, dot, gradient_buffer, grow_to,
         load_or_zero, nth, output_cotangent, output_tangent, slot_or_scratch, snapshot, sum,
         tangent, window_len, zero_like, zeros_like, ArrayLike, ArrayTape, FromElements, PassOn,
-        Passed, Scratch, SnapshotTape, Tape, TapeReader,
+        Passed, Reusable, Scratch, SnapshotTape, Tape, TapeReader,
     };
     pub use crate::multi_dual::MultiDual;
     pub use crate::rules;

@@ -909,6 +909,26 @@ pub fn accumulate_into_slot<T: Zero + Copy>(slot: Option<&mut [T]>, source: &[T]
     }
 }
 
+/// A parameter taken by value that a generated item passes to the function more than once (`f_hessian`
+/// calls `f_hvp` once per input, `f_jacobian` the sweep once per row): each call gets a copy
+/// (`::autodiff::__private::Reusable::again(&p)`), so the parameter's type must be `Clone`, which the
+/// message says at the parameter instead of rustc's bare `Clone` bound inside generated code.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is taken by value but is not `Clone`, and a generated item (`_hessian`, `_jacobian`) calls the function once per direction: derive `Clone` (or `Copy`) for `{Self}`, or take it by reference (`&self`, `p: &{Self}`)",
+    label = "taken by value here"
+)]
+pub trait Reusable {
+    /// A copy of `self` for one more call.
+    fn again(&self) -> Self;
+}
+
+impl<T: Clone> Reusable for T {
+    #[inline(always)]
+    fn again(&self) -> Self {
+        self.clone()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

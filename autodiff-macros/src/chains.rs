@@ -34,6 +34,8 @@ use syn::{Expr, Pat};
 /// (`sugar.rs`), assertions (`asserts.rs`), loop labels (`labels.rs`) and array patterns (`array_patterns.rs`); errors for what cannot be.
 pub(crate) fn desugar(item: &syn::ItemFn, errors: &mut Errors) -> syn::ItemFn {
     let mut item = item.clone();
+    // In-place sorts of a local: insertion sorts by swaps (`sorts.rs`).
+    crate::sorts::desugar(&mut item.block, errors);
     // Array literals iterated, arithmetic on references, `split_at` (`std_forms.rs`).
     crate::std_forms::desugar(&mut item.block);
     crate::std_forms::nested_rows(&mut item.block, &item.sig);
@@ -467,7 +469,7 @@ fn integer_value(param: &Pat, chain: &Chain, value: &Expr) -> bool {
         && !chain
             .stages
             .iter()
-            .any(|s| matches!(s, Stage::Map(_) | Stage::Zip(_)))
+            .any(|s| matches!(s, Stage::Map(_) | Stage::Zip(..)))
     {
         let mut shape = element_shape(&chain.source);
         for stage in &chain.stages {
@@ -723,7 +725,7 @@ fn without_derefs(body: &Expr, params: &[String]) -> Expr {
 }
 
 /// A closure whose parameters bind values: patterns without `&` and types, bodies without their derefs.
-fn by_value(closure: &syn::ExprClosure) -> syn::ExprClosure {
+pub(crate) fn by_value(closure: &syn::ExprClosure) -> syn::ExprClosure {
     let mut closure = closure.clone();
     let mut params = Vec::new();
     for input in closure.inputs.iter_mut() {
@@ -882,8 +884,9 @@ enum Stage {
     /// `.enumerate()` after another stage: each element that reaches it, paired with their count so far.
     Enumerate,
     /// `.zip(b)` after a `.filter(..)` (or another stage that `zip_hoisted` does not move): each element that
-    /// reaches it, paired with `b`'s next item; the chain ends where `b` has none left.
-    Zip(Box<Zipped>),
+    /// reaches it, paired with `b`'s next item; the chain ends where `b` has none left. The functions are
+    /// the `.map(..)`s of `b` (`w.iter().map(|u| u * 2.0)`), applied in turn to its item.
+    Zip(Box<Zipped>, Vec<Func>),
 }
 
 /// The other side of a `.zip(b)` stage, read by a position: a slice's items (`b[offset + k]`, `k < len`)
@@ -982,6 +985,83 @@ fn zip_hoisted(expr: &Expr) -> Option<Expr> {
     let hoisted = zip_hoisted(&m.receiver)?;
     let mut outer = m.clone();
     *outer.receiver = hoisted;
+    Some(Expr::MethodCall(outer))
+}
+
+// Input:  x.iter().chain(y.iter()).map(|v| v * v).rev()
+// Output: y.iter().rev().chain(x.iter().rev()).map(|v| v * v)
+/// The iterator `expr` with a `.rev()` of `a.chain(b)` (maybe after `.map(..)`, `.filter(..)`,
+/// `.copied()` and `.cloned()`, which neither count nor keep state) moved onto the two sources: `Chain`'s
+/// `next_back` takes `b`'s items from the back, then `a`'s, so the same elements meet the same closures in
+/// the same order. `None` where there is no such `.rev()`.
+fn chain_reversed(expr: &Expr) -> Option<Expr> {
+    let Expr::MethodCall(m) = strip_parens(expr) else {
+        return None;
+    };
+    if m.method == "rev" && m.args.is_empty() && m.turbofish.is_none() {
+        // The stages between the `.chain(..)` and the `.rev()`, innermost last.
+        let mut stages = Vec::new();
+        let mut inner = strip_parens(&m.receiver);
+        while let Expr::MethodCall(stage) = inner {
+            match (stage.method.to_string().as_str(), stage.args.len()) {
+                ("map" | "filter", 1) | ("copied" | "cloned", 0) => stages.push(stage),
+                _ => break,
+            }
+            inner = strip_parens(&stage.receiver);
+        }
+        match inner {
+            Expr::MethodCall(chain)
+                if chain.method == "chain"
+                    && chain.args.len() == 1
+                    && chain.turbofish.is_none() => {}
+            // Not of a chain: a `.rev()` further in, maybe.
+            _ => return further_in(m),
+        }
+        let Expr::MethodCall(chain) = inner else {
+            return None;
+        };
+        // A receiver as it is where `.rev()` binds to it whole (`x.iter()`, `y`), else in parentheses.
+        let receiver = |e: &Expr| match strip_parens(e) {
+            e @ (Expr::MethodCall(_) | Expr::Path(_) | Expr::Field(_) | Expr::Index(_)) => {
+                e.clone()
+            }
+            e => paren(e.clone()),
+        };
+        let a = receiver(&chain.receiver);
+        let b: Expr = match strip_parens(&chain.args[0]) {
+            // `x.iter().chain(&y)`: a slice's items by reference.
+            Expr::Reference(r) if r.mutability.is_none() => {
+                let y = receiver(&r.expr);
+                syn::parse_quote!(#y.iter())
+            }
+            b => receiver(b),
+        };
+        // The user's `.rev()` and `.chain(..)` calls, rebuilt around other receivers: their spans kept
+        // for any error about the result.
+        let rev = |receiver: Expr| {
+            let mut rev = m.clone();
+            *rev.receiver = receiver;
+            Expr::MethodCall(rev)
+        };
+        let mut joined = chain.clone();
+        *joined.receiver = rev(b);
+        joined.args = std::iter::once(rev(a)).collect();
+        let mut rebuilt = Expr::MethodCall(joined);
+        for stage in stages.into_iter().rev() {
+            let mut stage = stage.clone();
+            *stage.receiver = rebuilt;
+            rebuilt = Expr::MethodCall(stage);
+        }
+        return Some(rebuilt);
+    }
+    further_in(m)
+}
+
+/// `m` rebuilt around its receiver with a `.rev()` of a chain moved (`chain_reversed`), if it has one.
+fn further_in(m: &syn::ExprMethodCall) -> Option<Expr> {
+    let moved = chain_reversed(&m.receiver)?;
+    let mut outer = m.clone();
+    *outer.receiver = moved;
     Some(Expr::MethodCall(outer))
 }
 
@@ -1091,6 +1171,9 @@ impl Desugar<'_> {
     fn chain(&mut self, receiver: &Expr) -> Option<Result<Chain, ()>> {
         if let Some(hoisted) = zip_hoisted(receiver) {
             return self.chain(&hoisted);
+        }
+        if let Some(moved) = chain_reversed(receiver) {
+            return self.chain(&moved);
         }
         let mut raw = Vec::new();
         let mut expr = strip_parens(receiver);
@@ -1235,7 +1318,9 @@ impl Desugar<'_> {
                     None => None,
                 },
                 "step_by" => Some(Stage::Step(arg.clone())),
-                "zip" => self.zipped(arg).map(|z| Stage::Zip(Box::new(z))),
+                "zip" => self
+                    .zipped(arg)
+                    .map(|(z, maps)| Stage::Zip(Box::new(z), maps)),
                 _ => Some(Stage::Count(arg.clone(), name == "skip")),
             };
             match stage {
@@ -1245,7 +1330,7 @@ impl Desugar<'_> {
         }
         // A `.zip(..)` stage ends the loop by `break` where its other side runs out, which would end
         // only the first of the two loops of `a.chain(b)`.
-        if then.is_some() && stages.iter().any(|s| matches!(s, Stage::Zip(_))) {
+        if then.is_some() && stages.iter().any(|s| matches!(s, Stage::Zip(..))) {
             self.errors.spanned(
                 receiver,
                 "`.zip(..)` after `.filter(..)` in a chain over `a.chain(b)` is not supported: zip before \
@@ -1278,10 +1363,28 @@ impl Desugar<'_> {
     /// The other side `b` of a `.zip(b)` stage, read by position: a slice (`y`, `&y`, `y.iter()`, with
     /// `.skip(n)`, `.take(n)`, `.copied()`, `.cloned()` after it, `y` a variable, field or element) or a
     /// range `lo..hi`; `None` after reporting anything else.
-    fn zipped(&mut self, b: &Expr) -> Option<Zipped> {
+    fn zipped(&mut self, b: &Expr) -> Option<(Zipped, Vec<Func>)> {
         const OTHER: &str = "the other side of a `.zip(..)` after `.filter(..)` is a slice (`y`, `&y`, \
-                             `y.iter()`, maybe with `.skip(n)`, `.take(n)`, `.copied()`) or a range `a..b`: \
-                             zip before filtering (`x.iter().zip(y.iter()).filter(..)`), or write a `for` loop";
+                             `y.iter()`, maybe with `.skip(n)`, `.take(n)`, `.copied()`) or a range `a..b`, \
+                             maybe with `.map(..)` after it: zip before filtering \
+                             (`x.iter().zip(y.iter()).filter(..)`), or write a `for` loop";
+        // `b.map(f)` (`b.copied().map(f)`): `b` read by position, `f` applied to its item.
+        if let Expr::MethodCall(m) = strip_parens(b) {
+            if m.method == "map" && m.args.len() == 1 && m.turbofish.is_none() {
+                let mut inner = strip_parens(&m.receiver);
+                while let Expr::MethodCall(c) = inner {
+                    match (c.method.to_string().as_str(), c.args.len()) {
+                        ("copied" | "cloned", 0) if yields_values(&c.receiver) => {
+                            inner = strip_parens(&c.receiver)
+                        }
+                        _ => break,
+                    }
+                }
+                let (inner, mut maps) = self.zipped(inner)?;
+                maps.push(self.func(&m.args[0])?);
+                return Some((inner, maps));
+            }
+        }
         let slice = |s: &Expr| -> Option<Zipped> {
             place(s).then(|| Zipped::Slice {
                 base: paren(s.clone()),
@@ -1334,7 +1437,7 @@ impl Desugar<'_> {
         if found.is_none() {
             self.errors.spanned(b, OTHER);
         }
-        found
+        found.map(|z| (z, Vec::new()))
     }
 
     /// `s.windows(k)`, `s.chunks(k)`, `s.chunks_exact(k)`: a range of window indexes, the index, and the
@@ -1785,6 +1888,52 @@ impl Desugar<'_> {
         Some(kept_one(span, start, &empty, prelude, for_loop, result))
     }
 
+    // Input:  *x.iter().skip(1).step_by(2).nth(k).unwrap()
+    // Output: x.iter().skip(1).step_by(2).copied().nth(k).unwrap()   (then read by `selection`)
+    /// `*chain.nth(k).unwrap()` (`.last()`, `.next()`, `.next_back()`, `.find(p)`, `.max_by(cmp)`,
+    /// `.min_by(cmp)`, `.reduce(f)`, unwrapped by `.unwrap()` or `.expect(..)`) of a chain whose items are
+    /// references into a slice: the same element by value, through `.copied()`, as the `*` copies it (the
+    /// user's function dereferences it, so it is `Copy`: a float or an integer, never a row).
+    fn dereferenced_selection(&mut self, expr: &Expr) -> Option<Expr> {
+        let Expr::Unary(u) = expr else {
+            return None;
+        };
+        if !matches!(u.op, syn::UnOp::Deref(_)) {
+            return None;
+        }
+        let Expr::MethodCall(outer) = strip_parens(&u.expr) else {
+            return None;
+        };
+        if !matches!(
+            (outer.method.to_string().as_str(), outer.args.len()),
+            ("unwrap", 0) | ("expect", 1)
+        ) {
+            return None;
+        }
+        let Expr::MethodCall(select) = strip_parens(&outer.receiver) else {
+            return None;
+        };
+        let selects = matches!(
+            (select.method.to_string().as_str(), select.args.len()),
+            ("last" | "next" | "next_back", 0)
+                | ("nth" | "find" | "max_by" | "min_by" | "reduce", 1)
+        );
+        let receiver = strip_parens(&select.receiver);
+        if !selects || !is_iterator_source(receiver) || yields_values(receiver) {
+            return None;
+        }
+        // A chain of pairs (`.enumerate()`, `.zip(..)`) has tuples of references for items: not copied.
+        if !matches!(element_shape(receiver), Shape::Ref) {
+            return None;
+        }
+        let mut select = select.clone();
+        let copied: Expr = syn::parse_quote_spanned!(select.method.span()=> #receiver.copied());
+        *select.receiver = copied;
+        let mut outer = outer.clone();
+        *outer.receiver = Expr::MethodCall(select);
+        self.selection(&outer)
+    }
+
     // Input:  x.iter().position(|&v| v > t).unwrap_or(n)
     // Output: {
     //             let mut __acc: usize = 0;
@@ -2015,7 +2164,7 @@ impl Desugar<'_> {
                 // `Zip::next` takes the next element of its first side (here: the next one the filter
                 // keeps), then `b`'s; where `b` has none, the chain ends: so the filter has tested up to
                 // one kept element more than `b` has, and nothing after it.
-                Stage::Zip(zipped) => {
+                Stage::Zip(zipped, maps) => {
                     let (pattern, value) = self.element_names(&shape);
                     let value = body.element(pattern, value);
                     let counter = self.fresh("seen");
@@ -2045,6 +2194,17 @@ impl Desugar<'_> {
                             syn::parse_quote!(#position)
                         }
                     };
+                    // `b.map(f).map(g)`: `b` read by position, then `f` and `g` in turn.
+                    let item = maps.iter().fold(item, |item, func| match func {
+                        Func::Closure(c) => match c.inputs.first() {
+                            Some(pat) => {
+                                let (pat, body) = (plain_pattern(pat), &c.body);
+                                paren(syn::parse_quote!({ let #pat = #item; #body }))
+                            }
+                            None => paren((*c.body).clone()),
+                        },
+                        Func::Path(path) => syn::parse_quote!(#path(#item)),
+                    });
                     body.stmts.push(syn::parse_quote!(#counter += 1;));
                     body.zip_items.push(item.to_token_stream().to_string());
                     body.current = Current::Value(syn::parse_quote!((#value, #item)));
@@ -2337,6 +2497,11 @@ impl VisitMut for Desugar<'_> {
     }
 
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Some(selected) = self.dereferenced_selection(expr) {
+            *expr = selected;
+            visit_mut::visit_expr_mut(self, expr);
+            return;
+        }
         let replacement = match expr {
             Expr::MethodCall(m) => {
                 if let Some(selected) = self.selection(m) {
@@ -2769,13 +2934,16 @@ mod tests {
                 "{body}: {out}"
             );
         }
-        let (_, errors) = rewrite(
-            "fn f(x: &[f64], y: &[f64]) -> f64 { x.iter().chain(y.iter()).map(|v| v * 2.0).rev().sum::<f64>() }",
+        // `.rev()` after `a.chain(b)` (and maps): `b` reversed first, then `a` reversed.
+        let (out, errors) = rewrite(
+            "fn f(x: &[f64], y: &[f64]) -> f64 { x.iter().chain(&y[1..]).map(|v| v * 2.0).rev().sum::<f64>() }",
         );
-        assert!(
-            errors[0].contains("`.rev()` after `.chain(..)`"),
-            "{errors:?}"
+        assert!(errors.is_empty(), "{errors:?}");
+        let (first, second) = (
+            out.find("in y [1 ..] . iter () . rev ()"),
+            out.find("in x . iter () . rev ()"),
         );
+        assert!(first.is_some() && first < second, "{out}");
     }
 
     #[test]
@@ -2799,6 +2967,27 @@ mod tests {
     }
 
     #[test]
+    fn a_mapped_other_side_of_a_zip_after_a_filter_is_read_by_position_then_mapped() {
+        let (out, errors) = rewrite(
+            "fn f(x: &[f64], w: &[f64]) -> f64 { x.iter().filter(|v| **v > 0.0).zip(w.iter().map(|u| u * 2.0)).map(|(a, b)| a * b).sum::<f64>() }",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(out.contains("if __seen_"), "{out}");
+        assert!(out.contains("{ let u = w [__position_"), "{out}");
+        assert!(out.contains("; u * 2.0 })"), "{out}");
+    }
+
+    #[test]
+    fn a_dereferenced_nth_of_a_chain_over_references_copies_the_element() {
+        let (out, errors) = rewrite(
+            "fn f(x: &[f64], k: usize) -> f64 { *x.iter().skip(1).step_by(2).nth(k).unwrap() }",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(!out.contains("nth ("), "{out}");
+        assert!(out.contains("let __nth_"), "{out}");
+    }
+
+    #[test]
     fn position_tests_only_until_it_finds() {
         let (out, errors) = rewrite(
             "fn f(x: &[f64], t: f64) -> f64 { let k = x.iter().position(|&v| v > t).unwrap_or(0); x[k] }",
@@ -2817,11 +3006,20 @@ mod tests {
 
     #[test]
     fn chains_of_references_and_options_are_left_to_others() {
-        // `x.iter().max_by(..)` of a slice is `std_forms.rs`'s element read; a bare `reduce` keeps its error.
+        // `*` of a selection over references: the element copied, found by the loop of `selection`.
         let (out, errors) = rewrite(
             "fn f(x: &[f64]) -> f64 { *x.iter().filter(|v| **v > 0.0).max_by(|a, b| a.total_cmp(b)).unwrap() }",
         );
-        assert!(errors.is_empty() && out.contains("max_by"), "{out}");
+        assert!(errors.is_empty() && !out.contains("max_by"), "{out}");
+        assert!(out.contains("for & __element_5 in x . iter ()"), "{out}");
+        // Without the `*` (a reference kept), or of pairs: left to others.
+        let (out, _) =
+            rewrite("fn f(x: &[f64]) -> f64 { let m = x.iter().skip(1).last().unwrap(); *m }");
+        assert!(out.contains("last ()"), "{out}");
+        let (out, _) = rewrite(
+            "fn f(x: &[f64]) -> f64 { let (i, v) = *x.iter().enumerate().last().unwrap(); *v }",
+        );
+        assert!(out.contains("last ()"), "{out}");
         let (_, errors) =
             rewrite("fn f(x: &[f64]) -> f64 { let m = x.iter().copied().reduce(f64::max); 0.0 }");
         assert_eq!(errors.len(), 1, "{errors:?}");

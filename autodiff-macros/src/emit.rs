@@ -657,7 +657,10 @@ impl<'a> Emitter<'a> {
             (None, None, Some((rows, cols))) => {
                 quote!(::autodiff::__private::unflatten_fixed::<{ #rows }, { #cols }, _>(&#flat[..]))
             }
-            (None, None, None) => return None,
+            (None, None, None) => {
+                let rows = self.array_name(shape.rows?);
+                quote!(::autodiff::__private::unflatten(&#flat[..], &#rows))
+            }
         })
     }
 

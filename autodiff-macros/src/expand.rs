@@ -56,7 +56,7 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
     );
     // Tuple parameters holding arrays: through a copy taking their parts (`tuples.rs`), which callers
     // call with the parts.
-    crate::tuples::pass_parts(&mut item);
+    crate::tuples::pass_parts(&mut item, args.wrt.as_deref());
     let found = method_derivative_marker(&item);
     if crate::tuples::applies(&item) {
         let expanded = crate::tuples::expand(&item, args, errors, expand_fn);
@@ -1201,7 +1201,12 @@ pub(crate) fn plain_calls(
         let matrix = args.iter().any(
             |a| matches!(a, Operand::Array(array) if f.arrays[array.0 as usize].matrix.is_some()),
         );
-        let with_arrays = constant_result
+        // Or where no array argument may be differentiated (`plain(&w)` of `let w = [0.5, -1.25];`): the
+        // values of constants, whose tangents are zero.
+        let constant_arrays = args
+            .iter()
+            .all(|a| !matches!(a, Operand::Array(_)) || !activity.is_active(a));
+        let with_arrays = (constant_result || constant_arrays)
             && !matrix
             && !unknown
             && by_ref.is_some()

@@ -876,7 +876,8 @@ impl Higher<'_> {
         let ident = &p.ident;
         match &p.ty {
             Type::Reference(_) => quote!(#ident),
-            _ => quote!(::core::clone::Clone::clone(&#ident)),
+            // Spanned at the parameter: where its type is not `Clone`, `Reusable`'s message is there.
+            _ => quote_spanned!(ident.span()=> ::autodiff::__private::Reusable::again(&#ident)),
         }
     }
 

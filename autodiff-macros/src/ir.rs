@@ -672,6 +672,10 @@ pub(crate) struct MatrixShape {
     /// `struct_whole::pairs`): the parameter holding its shape, a matrix of its own type; passed whole, it
     /// is `matrix_window(shape, &flat[..])` again.
     pub(crate) shaped_by: Option<proc_macro2::Ident>,
+    /// For a matrix made in the body whose shape is computed there (`vec![vec![0.0; n + 1]; k * 2]`): the
+    /// array of its row offsets, made beside it (`uniform_row_offsets(rows, cols)`), which stands where
+    /// the matrix does; passed whole, it is `unflatten(&flat[..], &rows)`.
+    pub(crate) rows: Option<Array>,
 }
 
 /// What is known of one value.

@@ -21,7 +21,7 @@
 
 use crate::signature::{Param, Signature};
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use syn::Type;
 
 /// `f_jacobian`, for a function returning `Vec<T>` or `[T; N]` (and no output parameters), or returning
@@ -51,7 +51,7 @@ pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
             match &p.ty {
                 Type::Reference(r) if r.mutability.is_some() => quote!(&mut *#ident),
                 Type::Reference(_) => quote!(#ident),
-                _ => quote!(::core::clone::Clone::clone(&#ident)),
+                _ => quote_spanned!(ident.span()=> ::autodiff::__private::Reusable::again(&#ident)),
             }
         })
     };

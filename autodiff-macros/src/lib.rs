@@ -44,6 +44,7 @@ mod shadow;
 mod signature;
 mod slice_views;
 mod slice_writes;
+mod sorts;
 mod span;
 mod std_forms;
 mod struct_higher;

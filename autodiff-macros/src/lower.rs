@@ -1820,11 +1820,18 @@ mod tests {
             .all_stmts()
             .iter()
             .any(|s| matches!(s, Stmt::Store { .. })));
-        // A shape computed in the body: an error where the matrix is passed whole, not before.
+        // A shape computed in the body: passed whole from the function's own block, where its array of
+        // row offsets stands too; from a branch, an error where it is passed whole, not before.
         let body = "let n = x as usize + 1; let m = vec![vec![x; n]; 2];";
         let (_, errors) = lowered(&format!("fn f(x: f64) -> f64 {{ {body} m[1][0] }}"));
         assert_eq!(errors, 0);
-        let (_, errors) = lowered(&format!("fn f(x: f64) -> f64 {{ {body} g(&m) }}"));
+        let (f, errors) = lowered(&format!("fn f(x: f64) -> f64 {{ {body} g(&m) }}"));
+        assert_eq!(errors, 0);
+        let shape = f.arrays.iter().find_map(|a| a.matrix.as_ref());
+        assert!(shape.is_some_and(|s| s.offsets.is_none() && s.rows.is_some()));
+        let (_, errors) = lowered(&format!(
+            "fn f(x: f64) -> f64 {{ if x > 0.0 {{ {body} return g(&m); }} x }}"
+        ));
         assert_eq!(errors, 1);
     }
 

@@ -1813,14 +1813,24 @@ fn bindings(item: &syn::ItemFn) -> Vec<String> {
 }
 
 /// Is `e` a tuple (nested or not) of literals alone, `(1.0, 2.0)`, or of values computed from literals and
-/// the integer parameters `ints` alone (`(0.5, 2.0 * k as f64)`), which the copy keeps as written?
+/// the integer parameters `ints` alone (`(0.5, 2.0 * k as f64)`), maybe with arrays of those among its parts
+/// (`([0.5, k as f64], 2.0)`), which the copy keeps as written?
 fn constant_tuple(e: &Expr, ints: &[String]) -> bool {
+    // A part that is an array of such constants (`[0.5, k as f64]`, `vec![1.0, 2.0]`).
+    let constant_array = |e: &Expr| match e {
+        Expr::Array(a) => a.elems.iter().all(|e| integer_constant(e, ints)),
+        Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+            let args = crate::chains::vec_arg_exprs(&m.mac);
+            !args.is_empty() && args.iter().all(|e| integer_constant(e, ints))
+        }
+        _ => false,
+    };
     match e {
         Expr::Tuple(t) => {
             !t.elems.is_empty()
-                && t.elems
-                    .iter()
-                    .all(|e| constant_tuple(e, ints) || integer_constant(e, ints))
+                && t.elems.iter().all(|e| {
+                    constant_tuple(e, ints) || integer_constant(e, ints) || constant_array(e)
+                })
         }
         Expr::Paren(p) => constant_tuple(&p.expr, ints),
         _ => false,
@@ -1872,7 +1882,19 @@ fn integer_params(item: &syn::ItemFn) -> Vec<String> {
 
 /// `&(1.0, 2.0)`: a reference to a tuple of literals (or integer parameters) built in place.
 fn constant_tuple_reference(e: &Expr, ints: &[String]) -> bool {
-    matches!(e, Expr::Reference(r) if r.mutability.is_none() && constant_tuple(&r.expr, ints))
+    match e {
+        Expr::Reference(r) => r.mutability.is_none() && constant_tuple(&r.expr, ints),
+        // By value (`weigh(([0.5, 1.0], 2.0))`), where it holds an array: such a tuple is no value of the
+        // differentiated code, so it goes to a plain function.
+        Expr::Tuple(t) => {
+            constant_tuple(e, ints)
+                && t.elems
+                    .iter()
+                    .any(|e| matches!(e, Expr::Array(_) | Expr::Macro(_)))
+        }
+        Expr::Paren(p) => constant_tuple_reference(&p.expr, ints),
+        _ => false,
+    }
 }
 
 /// Is `p` the path of a function (`tuple_sum`, `m::f`, `Self::f`), not of a tuple struct or variant
@@ -2822,6 +2844,18 @@ mod tests {
                 x * sum(&c) * sum(&(0.5, 1.5)) + d.0 * x + g(&e)
             }
         ));
+        // Holding arrays of constants, bound or built in place and passed by value.
+        let a = body(syn::parse_quote!(
+            fn f(x: f64, k: usize) -> f64 {
+                let w = ([k as f64, 1.0], 2.0);
+                x * weigh(&w) + weigh_owned(([0.5, 1.0], 2.0))
+            }
+        ));
+        assert!(a.contains("let w = ([k as f64 , 1.0] , 2.0) ;"), "{a}");
+        assert!(
+            a.contains("lift :: < __S , _ > (weigh_owned (([0.5 , 1.0] , 2.0)))"),
+            "{a}"
+        );
         // Passed to a tuple struct or a variant: rewritten as before.
         let o = body(syn::parse_quote!(
             fn f(x: f64) -> f64 {

@@ -64,18 +64,27 @@ struct Split {
 /// tuple parameter holding one) call the callee's split copy with the tuple's parts instead: the callee,
 /// taking such a tuple, is split too, and its copy computes the same value. What is an array is read from
 /// the syntax: array parameters and parts, array literals, `vec![..]`, sub-slices, and locals bound to
-/// those or annotated with an array type.
-pub(crate) fn pass_parts(item: &mut syn::ItemFn) {
+/// those or annotated with an array type. `wrt` is the attribute's list, where it has one: a parameter
+/// outside it is constant as an integer is, and a tuple computed from it alone may go to a plain function.
+pub(crate) fn pass_parts(item: &mut syn::ItemFn, wrt: Option<&[Ident]>) {
     use syn::visit::Visit;
     let mut names = ArrayNames::default();
     for input in &item.sig.inputs {
         let FnArg::Typed(pt) = input else { continue };
-        // An integer or `bool` parameter (or a slice, array or `Vec` of them) is never differentiated: a
-        // tuple computed from it alone (`(0.5, k as f64)`) is constant, and may go to a plain function.
+        // An integer or `bool` parameter (or a slice, array or `Vec` of them), or one outside `wrt(..)`,
+        // is never differentiated: a tuple computed from it alone (`(0.5, k as f64)`) is constant, and
+        // may go to a plain function.
+        let mut bound = Vec::new();
+        bound_names(&pt.pat, &mut bound);
         if !holds_integers_only(&pt.ty) {
-            bound_names(&pt.pat, &mut names.from_params);
+            names.from_params.extend(
+                bound
+                    .iter()
+                    .filter(|name| wrt.is_none_or(|wrt| wrt.iter().any(|w| w == name)))
+                    .cloned(),
+            );
         }
-        bound_names(&pt.pat, &mut names.from_any);
+        names.from_any.extend(bound);
         match (&*pt.pat, tuple_elems(&pt.ty)) {
             (Pat::Ident(pi), Some(elems))
                 if elems.iter().any(|e| signature::nesting_depth(e) > 0) =>
@@ -337,7 +346,11 @@ impl VisitMut for ArrayNames {
                 flattened = true;
                 continue;
             }
+            // A tuple of constants (no argument of the call differentiated, the tuple computed from
+            // no differentiated parameter) may go to a plain function: left as written.
+            let constant = !active_call && !self.mentions_params(inner);
             match inner {
+                _ if constant => args.push(arg.clone()),
                 Expr::Tuple(t) if t.elems.iter().any(|e| self.is_array(e)) => {
                     args.extend(t.elems.iter().cloned());
                     flattened = true;
@@ -1128,7 +1141,7 @@ mod tests {
                 g(&t) + g(&(a, 1.0)) + g(&p) + h(t)
             }
         };
-        pass_parts(&mut item);
+        pass_parts(&mut item, None);
         let body = item.block.to_token_stream().to_string();
         assert!(body.contains("__g_split (t . 0 , t . 1)"), "{body}");
         assert!(body.contains("__g_split (a , 1.0)"), "{body}");
@@ -1141,7 +1154,7 @@ mod tests {
                 a * helper(&c) * helper(&(1.0, 3.0))
             }
         };
-        pass_parts(&mut item);
+        pass_parts(&mut item, None);
         let body = item.block.to_token_stream().to_string();
         assert!(body.contains("helper (& c)"), "{body}");
         assert!(body.contains("helper (& (1.0 , 3.0))"), "{body}");
@@ -1153,7 +1166,7 @@ mod tests {
                 a * weigh(&w, 3.0) + flat(&(k as f64, 1.0), a) + flat(&(idx[0] as f64, 1.0), 2.0)
             }
         };
-        pass_parts(&mut item);
+        pass_parts(&mut item, None);
         let body = item.block.to_token_stream().to_string();
         assert!(body.contains("weigh (& w , 3.0)"), "{body}");
         assert!(body.contains("__flat_split (k as f64 , 1.0 , a)"), "{body}");
@@ -1169,7 +1182,7 @@ mod tests {
                 helper(&c, a)
             }
         };
-        pass_parts(&mut item);
+        pass_parts(&mut item, None);
         let body = item.block.to_token_stream().to_string();
         assert!(body.contains("helper (& c , a)"), "{body}");
     }

@@ -63,9 +63,9 @@ fn matmul_jacobian(
     let __value = matmul(
         a,
         b,
-        ::core::clone::Clone::clone(&m),
-        ::core::clone::Clone::clone(&k),
-        ::core::clone::Clone::clone(&n),
+        ::autodiff::__private::Reusable::again(&m),
+        ::autodiff::__private::Reusable::again(&k),
+        ::autodiff::__private::Reusable::again(&n),
     );
     let __rows = __value.len();
     let __columns = 0usize + a.len() + b.len();
@@ -77,9 +77,9 @@ fn matmul_jacobian(
             let (_, (__part_0, __part_1)) = matmul_vjp(
                 a,
                 b,
-                ::core::clone::Clone::clone(&m),
-                ::core::clone::Clone::clone(&k),
-                ::core::clone::Clone::clone(&n),
+                ::autodiff::__private::Reusable::again(&m),
+                ::autodiff::__private::Reusable::again(&k),
+                ::autodiff::__private::Reusable::again(&n),
                 __d_ret,
             );
             let mut __row = ::std::vec::Vec::with_capacity(__columns);
@@ -96,9 +96,9 @@ fn matmul_jacobian(
             let (_, __column) = matmul_jvp(
                 a,
                 b,
-                ::core::clone::Clone::clone(&m),
-                ::core::clone::Clone::clone(&k),
-                ::core::clone::Clone::clone(&n),
+                ::autodiff::__private::Reusable::again(&m),
+                ::autodiff::__private::Reusable::again(&k),
+                ::autodiff::__private::Reusable::again(&n),
                 (
                     {
                         let mut __t = ::autodiff::__private::zeros_like(&a);

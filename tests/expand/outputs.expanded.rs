@@ -1531,7 +1531,7 @@ fn rotate_jacobian(
             __d_ret[__i] = <f64 as ::autodiff::__private::One>::one();
             ::autodiff::__private::copy_into("out", &mut out[..], &__incoming[..]);
             let (__part_0, __part_1) = rotate_vjp(
-                ::core::clone::Clone::clone(&t),
+                ::autodiff::__private::Reusable::again(&t),
                 v,
                 &mut *out,
                 &__d_ret,
@@ -1564,7 +1564,7 @@ fn rotate_jacobian(
             );
             let mut __column = ::autodiff::__private::zeros_like(&__value);
             rotate_jvp(
-                ::core::clone::Clone::clone(&t),
+                ::autodiff::__private::Reusable::again(&t),
                 v,
                 &mut *out,
                 __tangent,

@@ -596,7 +596,7 @@ impl Lowering<'_> {
                 let shaped = self.arrays[array.0 as usize]
                     .matrix
                     .as_ref()
-                    .is_some_and(|m| m.offsets.is_some() || m.fixed.is_some());
+                    .is_some_and(|m| m.offsets.is_some() || m.fixed.is_some() || m.rows.is_some());
                 if !shaped && self.arrays[array.0 as usize].fixed {
                     self.errors.spanned(
                         arg,
@@ -611,8 +611,9 @@ impl Lowering<'_> {
                         arg,
                         "a matrix passed whole to a call must have a shape of literals or parameters \
                          (`vec![vec![0.0; cols]; rows]` with `cols` and `rows` literals or parameters of \
-                         this function): pass its rows (`&m[i]`) instead, or flatten it into one slice indexed \
-                         `a[i * n + j]`",
+                         this function), or be made in the function's own block, outside loops and \
+                         branches (`vec![vec![0.0; n + 1]; 2 * k]`): make it there, pass its rows \
+                         (`&m[i]`) instead, or flatten it into one slice indexed `a[i * n + j]`",
                     );
                     return (Self::poisoned(), false);
                 }

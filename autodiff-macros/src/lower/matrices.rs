@@ -81,6 +81,7 @@ impl Lowering<'_> {
             offsets: Some(quote!(::autodiff::__private::row_offsets(&#matrix))),
             fixed: None,
             shaped_by: None,
+            rows: None,
         });
         Operand::Array(flat)
     }
@@ -110,6 +111,7 @@ impl Lowering<'_> {
             offsets: Some(quote!(::std::vec::Vec::new())),
             fixed: None,
             shaped_by: None,
+            rows: None,
         });
         Operand::Array(flat)
     }
@@ -177,6 +179,11 @@ impl Lowering<'_> {
             },
         });
         self.matrices.insert(flat, offsets);
+        // A shape computed in the body: the offsets array made here, in the function's own block (outside
+        // any loop, branch or inner block, so that it stands wherever the matrix does in every sweep),
+        // gives it back.
+        let top_level = self.loop_depth == 0 && self.scopes.len() == 1;
+        let rows = (shape.is_none() && top_level).then_some(offsets);
         self.arrays[flat.0 as usize].matrix = Some(MatrixShape {
             original: None,
             like: None,
@@ -184,6 +191,7 @@ impl Lowering<'_> {
             offsets: shape,
             fixed: None,
             shaped_by: None,
+            rows,
         });
         Operand::Array(flat)
     }
@@ -374,6 +382,7 @@ impl Lowering<'_> {
             offsets: None,
             fixed: dims,
             shaped_by: None,
+            rows: None,
         });
         Operand::Array(flat)
     }
@@ -743,6 +752,7 @@ impl Lowering<'_> {
             offsets: None,
             fixed: None,
             shaped_by: None,
+            rows: None,
         });
         Operand::Array(flat)
     }

@@ -109,6 +109,7 @@ impl Lowering<'_> {
             copied_by_let: false,
             fixed: None,
             shaped_by: Some(shape),
+            rows: None,
         });
         Some(window)
     }

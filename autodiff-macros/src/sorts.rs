@@ -1,0 +1,330 @@
+//! Sorting a `Vec` of floats in place (`v.sort_by(|a, b| a.partial_cmp(b).unwrap())`), rewritten on the
+//! syntax, before the chains and the fence, into the loop a stable sort is: an insertion sort by adjacent
+//! swaps, whose comparisons read the elements and whose swaps are stores the later passes differentiate.
+//!
+//! ```text
+//! // Input:                                         // Output:
+//! v.sort_by(|a, b| a.partial_cmp(b).unwrap());      for __sorted_1 in 1..v.len() {
+//!                                                       let mut __at_2: usize = __sorted_1;
+//!                                                       while __at_2 > 0 {
+//!                                                           assert!(v[__at_2 - 1] == v[__at_2 - 1] && v[__at_2] == v[__at_2], "..");
+//!                                                           if !(v[__at_2 - 1] > v[__at_2]) { break; }
+//!                                                           let __moved_3 = v[__at_2 - 1];
+//!                                                           v[__at_2 - 1] = v[__at_2];
+//!                                                           v[__at_2] = __moved_3;
+//!                                                           __at_2 -= 1;
+//!                                                       }
+//!                                                   }
+//! ```
+//!
+//! A sort permutes its elements, so its derivative is the permutation's: the cotangent of `v[k]` after the
+//! sort flows to the element that landed at `k`. An insertion sort swaps two neighbours only where the
+//! first compares `Greater`, so elements that compare `Equal` keep their order, which is the order std's
+//! stable `sort_by` leaves them in; `sort_unstable_by` may leave equal elements in another order, whose
+//! values are the same (up to the sign of a zero under `partial_cmp`), and is given the stable sort's.
+//! The comparator is one `max_by` reads (`std_forms::comparator`): `a.partial_cmp(b).unwrap()` (which
+//! panics on a NaN, as the assertion does) or `a.total_cmp(b)`, either order for a descending sort, or
+//! `f64::total_cmp`. The function itself runs as written; only its generated items sort so, in `n²/2`
+//! comparisons at most. `select_nth_unstable_by` leaves the elements other than the `k`-th in an order std
+//! does not specify, which the generated items cannot follow: an error saying to sort.
+
+use crate::errors::Errors;
+use crate::std_forms::{comparator, Compare};
+use proc_macro2::Span;
+use quote::format_ident;
+use quote::ToTokens;
+use syn::visit_mut::{self, VisitMut};
+use syn::{Expr, Stmt};
+
+/// `block` with its in-place sorts of a local rewritten into loops; errors for the sorts that cannot be.
+pub(crate) fn desugar(block: &mut syn::Block, errors: &mut Errors) {
+    Sorts { errors, counter: 0 }.visit_block_mut(block);
+}
+
+/// Does `name` sort (or partly sort) a slice in place by a closure or a key?
+fn sorting(name: &str) -> bool {
+    matches!(
+        name,
+        "sort_by"
+            | "sort_unstable_by"
+            | "sort_by_key"
+            | "sort_unstable_by_key"
+            | "sort_by_cached_key"
+            | "select_nth_unstable_by"
+            | "select_nth_unstable_by_key"
+    )
+}
+
+struct Sorts<'e> {
+    errors: &'e mut Errors,
+    counter: usize,
+}
+
+impl Sorts<'_> {
+    fn fresh(&mut self, what: &str) -> syn::Ident {
+        self.counter += 1;
+        format_ident!("__{}_{}", what, self.counter, span = Span::mixed_site())
+    }
+
+    /// The loop `m` (`v.sort_by(cmp)` as a statement) stands for, or an error where it is a sort the
+    /// generated items cannot follow; `None` for any other method call.
+    fn sort(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
+        let method = m.method.to_string();
+        if !sorting(&method) {
+            return None;
+        }
+        let receiver = match strip_parens(&m.receiver) {
+            Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                Some(p.path.clone())
+            }
+            _ => None,
+        };
+        // The comparator of the elements themselves, else of a key of each (`|&i, &j| x[i].partial_cmp(&x[j])
+        // .unwrap()`, an argsort): the key's binding and expression.
+        let (compare, key) = match (method.as_str(), m.args.len()) {
+            ("sort_by" | "sort_unstable_by", 1) => match comparator(&m.args[0]) {
+                Some(compare) => (Some(compare), None),
+                None => match keyed(&m.args[0]) {
+                    Some((compare, key)) => (Some(compare), Some(key)),
+                    None => (None, None),
+                },
+            },
+            _ => (None, None),
+        };
+        let (Some(v), Some(compare), None) = (receiver, compare, &m.turbofish) else {
+            let message = match method.as_str() {
+                "select_nth_unstable_by" | "select_nth_unstable_by_key" => format!(
+                    "`.{method}(..)` leaves the elements other than the `k`-th in an order std does \
+                     not specify, which a derivative cannot follow: sort the copy instead \
+                     (`v.sort_by(|a, b| a.partial_cmp(b).unwrap())`) and read `v[k]`"
+                ),
+                _ => format!(
+                    "`.{method}(..)` is differentiated as `v.sort_by(cmp)` or `v.sort_unstable_by(cmp)` \
+                     of a local `Vec` (or a `&mut` slice) named by a path, with the comparator \
+                     `|a, b| a.partial_cmp(b).unwrap()`, `|a, b| a.total_cmp(b)` (either order, for a \
+                     descending sort), `f64::total_cmp`, or one of a key of each element written the same \
+                     for both (`|&i, &j| x[i].partial_cmp(&x[j]).unwrap()`): write the sort so, or sort \
+                     with a `for` loop"
+                ),
+            };
+            self.errors.spanned(m, message);
+            return Some(syn::parse_quote!(()));
+        };
+        let (sorted, at, moved) = (self.fresh("sorted"), self.fresh("at"), self.fresh("moved"));
+        let (before, here): (Expr, Expr) =
+            (syn::parse_quote!(#v[#at - 1]), syn::parse_quote!(#v[#at]));
+        // The keys compared: the elements, or their keys bound once each.
+        let (keys, key_before, key_here): (Vec<Stmt>, Expr, Expr) = match &key {
+            None => (Vec::new(), before.clone(), here.clone()),
+            Some((binding, key)) => {
+                let (b, h) = (self.fresh("key"), self.fresh("key"));
+                (
+                    vec![
+                        syn::parse_quote!(let #b = { let #binding = #before; #key };),
+                        syn::parse_quote!(let #h = { let #binding = #here; #key };),
+                    ],
+                    syn::parse_quote!(#b),
+                    syn::parse_quote!(#h),
+                )
+            }
+        };
+        // `compare(v[at - 1], v[at]) == Greater`: `replaces` of `min_by` is that comparison.
+        let greater = compare.replaces(false, &key_before, &key_here);
+        let check: Option<Stmt> = matches!(compare, Compare::Partial(_)).then(|| {
+            syn::parse_quote! {
+                assert!(
+                    #key_before == #key_before && #key_here == #key_here,
+                    "called `Option::unwrap()` on a `None` value"
+                );
+            }
+        });
+        let span = m.method.span();
+        Some(syn::parse_quote_spanned! {span=>
+            for #sorted in 1..#v.len() {
+                let mut #at: usize = #sorted;
+                while #at > 0 {
+                    #(#keys)*
+                    #check
+                    if !(#greater) {
+                        break;
+                    }
+                    let #moved = #before;
+                    #before = #here;
+                    #here = #moved;
+                    #at -= 1;
+                }
+            }
+        })
+    }
+}
+
+// Input:  |&i, &j| x[i].partial_cmp(&x[j]).unwrap()      |a, b| b.abs().total_cmp(&a.abs())
+// Output: (Partial(false), (i, x[i]))                     (Total(true), (a, a.abs()))
+/// A comparator of a key of each element, the same expression of either parameter (`x[i]`, `a.abs()`),
+/// compared by `partial_cmp(..).unwrap()` or `total_cmp`: how, and the key as an expression of a binding
+/// of the element by value (the closure's parameters by value, `chains::by_value`).
+fn keyed(arg: &Expr) -> Option<(Compare, (syn::Ident, Expr))> {
+    let Expr::Closure(c) = strip_parens(arg) else {
+        return None;
+    };
+    if c.inputs.len() != 2 || c.capture.is_some() {
+        return None;
+    }
+    let c = crate::chains::by_value(c);
+    let name = |p: &syn::Pat| match p {
+        syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => Some(i.ident.clone()),
+        _ => None,
+    };
+    let (a, b) = (name(&c.inputs[0])?, name(&c.inputs[1])?);
+    let mut body = strip_parens(&c.body);
+    if let Expr::Block(block) = body {
+        match block.block.stmts.as_slice() {
+            [Stmt::Expr(e, None)] if block.label.is_none() => body = strip_parens(e),
+            _ => return None,
+        }
+    }
+    let (call, partial) = match body {
+        Expr::MethodCall(u) if u.method == "unwrap" && u.args.is_empty() => {
+            (strip_parens(&u.receiver), true)
+        }
+        other => (other, false),
+    };
+    let Expr::MethodCall(call) = call else {
+        return None;
+    };
+    let expected = if partial { "partial_cmp" } else { "total_cmp" };
+    if call.method != expected || call.args.len() != 1 || call.turbofish.is_some() {
+        return None;
+    }
+    let p = strip_parens(&call.receiver).clone();
+    let q = match strip_parens(&call.args[0]) {
+        Expr::Reference(r) if r.mutability.is_none() => strip_parens(&r.expr).clone(),
+        other => other.clone(),
+    };
+    // `p` of `a` alone and `q` the same of `b` (ascending), or the other way (descending).
+    let of = |e: &Expr, x: &syn::Ident, y: &syn::Ident, other: &Expr| {
+        let tokens = e.to_token_stream();
+        crate::naming::names_any(tokens.clone(), &[&x.to_string()])
+            && !crate::naming::names_any(tokens, &[&y.to_string()])
+            && renamed(e, x, y).to_token_stream().to_string() == other.to_token_stream().to_string()
+    };
+    let (reversed, key, binding) = if of(&p, &a, &b, &q) {
+        (false, p, a)
+    } else if of(&p, &b, &a, &q) {
+        (true, q, a)
+    } else {
+        return None;
+    };
+    let compare = match partial {
+        true => Compare::Partial(reversed),
+        false => Compare::Total(reversed),
+    };
+    Some((compare, (binding, key)))
+}
+
+/// `e` with the name `from` replaced by `to` wherever a path is that name alone.
+fn renamed(e: &Expr, from: &syn::Ident, to: &syn::Ident) -> Expr {
+    struct Rename<'a>(&'a syn::Ident, &'a syn::Ident);
+    impl VisitMut for Rename<'_> {
+        fn visit_path_mut(&mut self, p: &mut syn::Path) {
+            if p.is_ident(self.0) {
+                *p = syn::Path::from(self.1.clone());
+            }
+            visit_mut::visit_path_mut(self, p);
+        }
+    }
+    let mut e = e.clone();
+    Rename(from, to).visit_expr_mut(&mut e);
+    e
+}
+
+impl VisitMut for Sorts<'_> {
+    fn visit_stmt_mut(&mut self, stmt: &mut Stmt) {
+        if let Stmt::Expr(Expr::MethodCall(m), Some(semi)) = stmt {
+            let semi = *semi;
+            if let Some(sorted) = self.sort(m) {
+                *stmt = Stmt::Expr(sorted, Some(semi));
+                return;
+            }
+        }
+        visit_mut::visit_stmt_mut(self, stmt);
+    }
+
+    // A sort whose `()` is a value (`if c { v.sort_by(..) }`): the same rewrite, in a block.
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Expr::MethodCall(m) = expr {
+            if let Some(sorted) = self.sort(m) {
+                *expr = syn::parse_quote!({ #sorted });
+                return;
+            }
+        }
+        visit_mut::visit_expr_mut(self, expr);
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// `e` without its parentheses.
+fn strip_parens(mut e: &Expr) -> &Expr {
+    while let Expr::Paren(p) = e {
+        e = &p.expr;
+    }
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::ToTokens;
+
+    fn rewrite(body: &str) -> (String, Vec<String>) {
+        let mut block: syn::Block = syn::parse_str(body).unwrap();
+        let mut errors = Errors::default();
+        desugar(&mut block, &mut errors);
+        (block.to_token_stream().to_string(), errors.messages())
+    }
+
+    #[test]
+    fn a_sort_is_an_insertion_sort_by_adjacent_swaps_that_moves_only_past_greater_elements() {
+        let (out, errors) = rewrite("{ v.sort_by(|a, b| a.partial_cmp(b).unwrap()); v[0] }");
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(out.contains("for __sorted_1 in 1 .. v . len ()"), "{out}");
+        assert!(out.contains("if ! (v [__at_2 - 1] > v [__at_2])"), "{out}");
+        assert!(out.contains("assert !"), "{out}");
+        assert!(!out.contains("sort_by"), "{out}");
+        // Descending, by `total_cmp`: no NaN assertion, the comparison reversed.
+        let (out, errors) = rewrite("{ v.sort_unstable_by(|a, b| b.total_cmp(a)); }");
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(!out.contains("assert !"), "{out}");
+        assert!(out.contains("v [__at_2] > v [__at_2 - 1]"), "{out}");
+        let (out, errors) = rewrite("{ w.sort_by(f64::total_cmp); }");
+        assert!(
+            errors.is_empty() && out.contains("is_sign_positive"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn other_sorts_and_comparators_are_errors_saying_what_to_write() {
+        let (_, errors) = rewrite("{ v.select_nth_unstable_by(2, |a, b| a.total_cmp(b)); }");
+        assert!(errors[0].contains("sort the copy instead"), "{errors:?}");
+        let (_, errors) =
+            rewrite("{ v.sort_by(|a, b| (a * a).partial_cmp(&(b * 2.0)).unwrap()); }");
+        assert!(errors[0].contains("with the comparator"), "{errors:?}");
+        let (_, errors) = rewrite("{ m[0].sort_by(|a, b| a.total_cmp(b)); }");
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        // A key of each element, the same for both (an argsort): compared as bound once each.
+        let (out, errors) = rewrite("{ idx.sort_by(|&i, &j| x[j].partial_cmp(&x[i]).unwrap()); }");
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(
+            out.contains("let __key_4 = { let i = idx [__at_2 - 1] ; x [i] } ;"),
+            "{out}"
+        );
+        assert!(out.contains("if ! (__key_5 > __key_4)"), "{out}");
+        let (_, errors) = rewrite("{ idx.sort_by(|&i, &j| x[i].partial_cmp(&y[j]).unwrap()); }");
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        // Not a sort: left alone.
+        let (out, errors) = rewrite("{ v.sort(); }");
+        assert!(errors.is_empty() && out.contains("v . sort ()"), "{out}");
+    }
+}

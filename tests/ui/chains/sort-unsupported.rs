@@ -1,0 +1,28 @@
+use autodiff::differentiable;
+
+// `select_nth_unstable_by` leaves the other elements in an order std does not specify.
+#[differentiable]
+fn median(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    let k = v.len() / 2;
+    v.select_nth_unstable_by(k, |a, b| a.total_cmp(b));
+    v[k]
+}
+
+// A comparator whose two sides are not the same key of each element.
+#[differentiable]
+fn mixed(x: &[f64], y: &[f64]) -> f64 {
+    let mut idx: Vec<usize> = (0..x.len()).collect();
+    idx.sort_by(|&i, &j| x[i].partial_cmp(&y[j]).unwrap());
+    x[idx[0]]
+}
+
+// A sort by a key function.
+#[differentiable]
+fn keyed(x: &[f64]) -> f64 {
+    let mut idx: Vec<usize> = (0..x.len()).collect();
+    idx.sort_by_key(|&i| i % 2);
+    x[idx[0]]
+}
+
+fn main() {}
