@@ -665,11 +665,35 @@ fn float_scalar(ty: &syn::Type, generics: &syn::Generics) -> bool {
     ident == "f64" || ident == "f32" || float_params(generics).contains(&ident.to_string())
 }
 
-/// Is `f_jvp` of `f` checked against its `f_grad`: its tangent is made of floats, slices, `Vec`s, arrays
-/// and tuples only (the harness's `Cotangent`; no struct, no active `self`) and it has no output parameter
-/// (whose tangents `f_jvp` would write into buffers)?
-fn forward_checked(f: &syn::ItemFn, wrt: Option<&[String]>) -> bool {
-    fn plain(ty: &syn::Type, floats: &[String]) -> bool {
+/// Is `f_jvp` of `f` checked against its `f_grad`: its tangent is made of floats, slices, `Vec`s, arrays,
+/// tuples and the structs of its file that the harness makes (the harness's `Cotangent`; `self` too where
+/// `wrt(self)` makes it active) and it has no output parameter (whose tangents `f_jvp` would write into
+/// buffers)?
+fn forward_checked(
+    f: &syn::ItemFn,
+    wrt: Option<&[String]>,
+    shapes: &Shapes,
+    receiver: Option<&Receiver>,
+) -> bool {
+    let made = |name: &str| shapes.why_not(name).is_none();
+    let plain = |ty: &syn::Type, floats: &[String]| plain_tangent(ty, floats, &made);
+    let mut floats = float_params(&f.sig.generics);
+    floats.extend(receiver.iter().flat_map(|r| r.floats.iter().cloned()));
+    f.sig.inputs.iter().all(|input| match input {
+        syn::FnArg::Typed(t) => plain(&t.ty, &floats),
+        syn::FnArg::Receiver(r) => {
+            r.mutability.is_none()
+                && (!wrt.is_some_and(|w| w.iter().any(|n| n == "self"))
+                    || receiver.is_some_and(|recv| made(&recv.name)))
+        }
+    })
+}
+
+/// Is `ty` (a parameter's type) made of floats, integers, slices, `Vec`s, arrays, tuples and types `made`
+/// says the harness makes, without `&mut`?
+fn plain_tangent(ty: &syn::Type, floats: &[String], made: &dyn Fn(&str) -> bool) -> bool {
+    {
+        let plain = |ty: &syn::Type, floats: &[String]| plain_tangent(ty, floats, made);
         match ty {
             syn::Type::Reference(r) => r.mutability.is_none() && plain(&r.elem, floats),
             syn::Type::Slice(s) => plain(&s.elem, floats),
@@ -679,6 +703,7 @@ fn forward_checked(f: &syn::ItemFn, wrt: Option<&[String]>) -> bool {
             syn::Type::Path(p) if p.qself.is_none() => p.path.segments.iter().all(|seg| {
                 let name = seg.ident.to_string();
                 let known = floats.contains(&name)
+                    || (p.path.segments.len() == 1 && made(&name))
                     || matches!(
                         name.as_str(),
                         "f64"
@@ -712,13 +737,6 @@ fn forward_checked(f: &syn::ItemFn, wrt: Option<&[String]>) -> bool {
             _ => false,
         }
     }
-    let floats = float_params(&f.sig.generics);
-    f.sig.inputs.iter().all(|input| match input {
-        syn::FnArg::Typed(t) => plain(&t.ty, &floats),
-        syn::FnArg::Receiver(r) => {
-            r.mutability.is_none() && !wrt.is_some_and(|w| w.iter().any(|n| n == "self"))
-        }
-    })
 }
 
 /// The names in `wrt(..)` of a `#[differentiable(..)]` attribute, if it has one.
@@ -1206,7 +1224,7 @@ impl Rewriter<'_> {
         wrt: Option<Vec<String>>,
         receiver: Option<&Receiver>,
     ) -> Option<syn::Item> {
-        let tangents = forward_checked(twin, wrt.as_deref());
+        let tangents = forward_checked(twin, wrt.as_deref(), self.shapes, receiver);
         let (lets, args, _) = self.arguments(id, twin, wrt, receiver, None)?;
         let name = &twin.sig.ident;
         let grad = format_ident!("{name}_grad");
@@ -2129,7 +2147,7 @@ fn report(
     let _ = out_of_scope;
     println!(
         "order2: forward mode: {forward} of the {ok} that match also have f_jvp along a tangent equal to f_grad's \
-         inner product with it (the others take a struct, an active self or an output parameter)"
+         inner product with it (the others take an output parameter or a type the harness makes no tangent of)"
     );
     println!(
         "order2: first order, functions of several results: {} checked, {} f_vjp match central differences \

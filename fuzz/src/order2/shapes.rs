@@ -337,6 +337,20 @@ impl Shapes {
                     }
                 }
             });
+            // A tangent (or cotangent) shaped like a value of it: its flat view's floats replaced by the
+            // harness's weights (`#[no_grad]` fields copied, as `from_flat` does).
+            out.push(syn::parse_quote! {
+                #[allow(warnings, clippy::all)]
+                impl #impl_generics crate::support::Cotangent for #ident #ty_generics #where_clause {
+                    fn cotangent(&self, __k: &mut usize) -> Self {
+                        let mut __flat = ::std::vec::Vec::new();
+                        ::autodiff::Differentiable::extend_flat(self, &mut __flat);
+                        let __weights: ::std::vec::Vec<f64> =
+                            __flat.iter().map(|__v| crate::support::Cotangent::cotangent(__v, __k)).collect();
+                        ::autodiff::Differentiable::from_flat(self, &__weights)
+                    }
+                }
+            });
         }
         out
     }
@@ -399,7 +413,7 @@ mod tests {
             .iter()
             .map(|i| quote!(#i).to_string())
             .collect();
-        assert_eq!(text.len(), 2);
+        assert_eq!(text.len(), 3);
         assert!(text[0].contains("a : crate :: support :: Take :: take (__src , __active && true , __c) , n : crate :: support :: Take :: take (__src , __active && false , __c) , v :"), "{}", text[0]);
         assert!(
             text[0].contains("T : crate :: support :: Take"),
@@ -407,5 +421,6 @@ mod tests {
             text[0]
         );
         assert!(text[1].contains("extend_flat"), "{}", text[1]);
+        assert!(text[2].contains("from_flat"), "{}", text[2]);
     }
 }
