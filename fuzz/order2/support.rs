@@ -221,6 +221,13 @@ macro_rules! tuples {
                 $($t.flat(out);)*
             }
         }
+        impl<$($t: Cotangent),*> Cotangent for ($($t,)*) {
+            #[allow(non_snake_case)]
+            fn cotangent(&self, k: &mut usize) -> Self {
+                let ($($t,)*) = self;
+                ($($t.cotangent(k),)*)
+            }
+        }
     )*};
 }
 
@@ -368,33 +375,6 @@ impl<T: Cotangent, const N: usize> Cotangent for [T; N] {
         core::array::from_fn(|_| out.next().expect("as many as N"))
     }
 }
-
-macro_rules! cotangent_tuples {
-    ($(($($t:ident),*)),*) => {$(
-        impl<$($t: Cotangent),*> Cotangent for ($($t,)*) {
-            #[allow(non_snake_case)]
-            fn cotangent(&self, k: &mut usize) -> Self {
-                let ($($t,)*) = self;
-                ($($t.cotangent(k),)*)
-            }
-        }
-    )*};
-}
-
-cotangent_tuples!(
-    (A),
-    (A, B),
-    (A, B, C),
-    (A, B, C, D),
-    (A, B, C, D, E),
-    (A, B, C, D, E, G),
-    (A, B, C, D, E, G, H),
-    (A, B, C, D, E, G, H, I),
-    (A, B, C, D, E, G, H, I, J),
-    (A, B, C, D, E, G, H, I, J, K),
-    (A, B, C, D, E, G, H, I, J, K, L),
-    (A, B, C, D, E, G, H, I, J, K, L, M)
-);
 
 /// What a check's call asks of the function.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -665,6 +665,22 @@ fn float_scalar(ty: &syn::Type, generics: &syn::Generics) -> bool {
     ident == "f64" || ident == "f32" || float_params(generics).contains(&ident.to_string())
 }
 
+/// The harness function of check `id`, `__o2_dispatch_<id>(config, source, ask) -> Eval`, around `body`
+/// (which reads `__c`, `__src` and `__ask`).
+fn dispatch(id: usize, body: proc_macro2::TokenStream) -> syn::Item {
+    let name = format_ident!("__o2_dispatch_{id}");
+    syn::parse_quote! {
+        #[allow(warnings, clippy::all)]
+        pub(crate) fn #name(
+            __c: &crate::support::Config,
+            __src: &mut crate::support::Source,
+            __ask: crate::support::Ask,
+        ) -> crate::support::Eval {
+            #body
+        }
+    }
+}
+
 /// Is `f_jvp` of `f` checked against its `f_grad`: its tangent is made of floats, slices, `Vec`s, arrays,
 /// tuples and the structs of its file that the harness makes (the harness's `Cotangent`; `self` too where
 /// `wrt(self)` makes it active) and it has no output parameter (whose tangents `f_jvp` would write into
@@ -692,50 +708,48 @@ fn forward_checked(
 /// Is `ty` (a parameter's type) made of floats, integers, slices, `Vec`s, arrays, tuples and types `made`
 /// says the harness makes, without `&mut`?
 fn plain_tangent(ty: &syn::Type, floats: &[String], made: &dyn Fn(&str) -> bool) -> bool {
-    {
-        let plain = |ty: &syn::Type, floats: &[String]| plain_tangent(ty, floats, made);
-        match ty {
-            syn::Type::Reference(r) => r.mutability.is_none() && plain(&r.elem, floats),
-            syn::Type::Slice(s) => plain(&s.elem, floats),
-            syn::Type::Array(a) => plain(&a.elem, floats),
-            syn::Type::Paren(p) => plain(&p.elem, floats),
-            syn::Type::Tuple(t) => t.elems.iter().all(|e| plain(e, floats)),
-            syn::Type::Path(p) if p.qself.is_none() => p.path.segments.iter().all(|seg| {
-                let name = seg.ident.to_string();
-                let known = floats.contains(&name)
-                    || (p.path.segments.len() == 1 && made(&name))
-                    || matches!(
-                        name.as_str(),
-                        "f64"
-                            | "f32"
-                            | "Vec"
-                            | "usize"
-                            | "isize"
-                            | "u8"
-                            | "u16"
-                            | "u32"
-                            | "u64"
-                            | "i8"
-                            | "i16"
-                            | "i32"
-                            | "i64"
-                            | "bool"
-                            | "str"
-                            | "std"
-                            | "vec"
-                    );
-                known
-                    && match &seg.arguments {
-                        syn::PathArguments::None => true,
-                        syn::PathArguments::AngleBracketed(a) => a.args.iter().all(|g| match g {
-                            syn::GenericArgument::Type(t) => plain(t, floats),
-                            _ => false,
-                        }),
-                        syn::PathArguments::Parenthesized(_) => false,
-                    }
-            }),
-            _ => false,
-        }
+    let plain = |ty: &syn::Type, floats: &[String]| plain_tangent(ty, floats, made);
+    match ty {
+        syn::Type::Reference(r) => r.mutability.is_none() && plain(&r.elem, floats),
+        syn::Type::Slice(s) => plain(&s.elem, floats),
+        syn::Type::Array(a) => plain(&a.elem, floats),
+        syn::Type::Paren(p) => plain(&p.elem, floats),
+        syn::Type::Tuple(t) => t.elems.iter().all(|e| plain(e, floats)),
+        syn::Type::Path(p) if p.qself.is_none() => p.path.segments.iter().all(|seg| {
+            let name = seg.ident.to_string();
+            let known = floats.contains(&name)
+                || (p.path.segments.len() == 1 && made(&name))
+                || matches!(
+                    name.as_str(),
+                    "f64"
+                        | "f32"
+                        | "Vec"
+                        | "usize"
+                        | "isize"
+                        | "u8"
+                        | "u16"
+                        | "u32"
+                        | "u64"
+                        | "i8"
+                        | "i16"
+                        | "i32"
+                        | "i64"
+                        | "bool"
+                        | "str"
+                        | "std"
+                        | "vec"
+                );
+            known
+                && match &seg.arguments {
+                    syn::PathArguments::None => true,
+                    syn::PathArguments::AngleBracketed(a) => a.args.iter().all(|g| match g {
+                        syn::GenericArgument::Type(t) => plain(t, floats),
+                        _ => false,
+                    }),
+                    syn::PathArguments::Parenthesized(_) => false,
+                }
+        }),
+        _ => false,
     }
 }
 
@@ -1259,14 +1273,9 @@ impl Rewriter<'_> {
         } else {
             quote!(crate::support::Eval::without_hessian())
         };
-        let dispatch = format_ident!("__o2_dispatch_{id}");
-        let dispatch_fn: syn::Item = syn::parse_quote! {
-            #[allow(warnings, clippy::all)]
-            pub(crate) fn #dispatch(
-                __c: &crate::support::Config,
-                __src: &mut crate::support::Source,
-                __ask: crate::support::Ask,
-            ) -> crate::support::Eval {
+        Some(dispatch(
+            id,
+            quote! {
                 if __ask == crate::support::Ask::Tangent {
                     return { #tangent };
                 }
@@ -1286,9 +1295,8 @@ impl Rewriter<'_> {
                         crate::support::Eval::new(__v, &::std::vec::Vec::<f64>::new(), None::<&::std::vec::Vec<::std::vec::Vec<f64>>>)
                     }
                 }
-            }
-        };
-        Some(dispatch_fn)
+            },
+        ))
     }
 
     /// The first-order check of `f` if `twin` made an entry for it (from index `before` on) and left it out
@@ -1348,14 +1356,9 @@ impl Rewriter<'_> {
             }
             None => (quote!(#name), quote!(#vjp)),
         };
-        let dispatch = format_ident!("__o2_dispatch_{id}");
-        Some(syn::parse_quote! {
-            #[allow(warnings, clippy::all)]
-            pub(crate) fn #dispatch(
-                __c: &crate::support::Config,
-                __src: &mut crate::support::Source,
-                __ask: crate::support::Ask,
-            ) -> crate::support::Eval {
+        Some(dispatch(
+            id,
+            quote! {
                 if __ask == crate::support::Ask::Tangent {
                     return crate::support::Eval::without_hessian();
                 }
@@ -1380,8 +1383,8 @@ impl Rewriter<'_> {
                         crate::support::Eval::projected(&__v, &__d, &::std::vec::Vec::<f64>::new(), #single)
                     }
                 }
-            }
-        })
+            },
+        ))
     }
 
     /// The `let`s that make the arguments of `f` from the point (`__src`) and the arguments themselves,
