@@ -484,6 +484,27 @@ pub struct Site;
 #[derive(Clone, Copy, Debug)]
 pub struct Found;
 
+/// The tangent slot of an array argument in the stand-in `jvp` that a call site's lookup declares for a
+/// callee without derivatives (never called: the call site runs the callee as written there). The call
+/// site converts an array's tangent with `Into::into` into the `Vec` or array the callee's slot takes; in
+/// the stand-in, that slot is this type, so the conversion has a target.
+#[derive(Clone, Copy, Debug)]
+pub struct AnyTangent;
+
+impl<T> From<Vec<T>> for AnyTangent {
+    #[inline(always)]
+    fn from(_: Vec<T>) -> Self {
+        AnyTangent
+    }
+}
+
+impl<T, const N: usize> From<[T; N]> for AnyTangent {
+    #[inline(always)]
+    fn from(_: [T; N]) -> Self {
+        AnyTangent
+    }
+}
+
 /// What a call site's lookup gives for a callee without derivatives: it does not implement
 /// [`HasDerivative`].
 #[derive(Clone, Copy, Debug)]
@@ -496,7 +517,7 @@ pub struct NoDerivative;
     note = "if the function is yours, put `#[differentiable]` (or `#[custom_gradient]`) on it",
     note = "if it is not, register its vector-Jacobian product beside the caller: `#[gradient_of(path::to::function)] fn function_vjp(<its parameters>, dy: R) -> G`",
     note = "to use a float it returns as a constant, wrap the call in `autodiff::stop_gradient(..)`; an integer it returns (an index, a count) carries no derivative: say so with its type, `let k: usize = function(..);`",
-    note = "an argument computed from a float parameter that `wrt(..)` leaves out counts too where the call's value is not one scalar (a tuple, an array), the callee is an associated function, or the caller is a method or takes a parameter struct: the items that other differentiable functions call differentiate every float parameter; pass it as `autodiff::stop_gradient(t)`"
+    note = "an argument computed from a float parameter that `wrt(..)` leaves out counts too where the call's value is not one scalar (a tuple, an array), an argument is a tuple, the callee is an associated function, or the caller is a method or takes a parameter struct: the items that other differentiable functions call differentiate every float parameter; pass it as `autodiff::stop_gradient(t)`"
 )]
 pub trait HasDerivative {}
 
@@ -724,11 +745,15 @@ pub fn copy_of<C: crate::private::GenericCopy>(_found: C) -> C::Copy {
 /// constant: the arguments have none, as the callers' `require_through` checks make sure). A closure of
 /// the arguments, chosen at compile time. An argument `_` is passed as it is (an integer), one `const` (a
 /// constant from outside, `HALF`, of a type the macro cannot see) as it is to the function as written and
-/// through [`constant`](crate::private::constant) to the copy.
+/// through [`constant`](crate::private::constant) to the copy. An argument `[f64]` is a reference to an
+/// array of floats (`&w`): as it is to the copy, to the function as written a reference to its values
+/// ([`plain_array`](crate::private::plain_array), which panics on a tangent as `plain` does), in the
+/// array's shape (a `Vec` or `[f64; N]`).
 ///
 /// ```text
 /// (copy_or_as_written!(bump, __S, (__a0: f64, __a1: f64)))(lit::<__S>(0.5), t)
 /// (copy_or_as_written!(shapes::bump, __S, (__a0: f64, __a1: _, __a2: const), __autodiff_gradient_of__shapes__bump))(x, n, HALF)
+/// (copy_or_as_written!(plain_sum, __S, (__a0: [f64])))(&w)
 /// ```
 #[doc(hidden)]
 #[macro_export]
@@ -781,20 +806,31 @@ macro_rules! copy_or_as_written {
                     $crate::private::copy_of($crate::derivative_of!(@found __callee $(, $registered)?))
                         .call_on($($crate::copy_or_as_written!(@copy $a, $ty, $scalar)),*)
                 },
-                |($($a,)*)| $path($($crate::copy_or_as_written!(@plain $a, $ty, $path)),*),
+                |($($a,)*)| {
+                    $(let $a = $crate::copy_or_as_written!(@plain $a, $ty, $path);)*
+                    $path($($crate::copy_or_as_written!(@pass $a, $ty)),*)
+                },
             )
         }
     }};
+    (@type $scalar:ty, [$ty:ty]) => { _ };
     (@type $scalar:ty, _) => { _ };
     (@type $scalar:ty, const) => { _ };
     (@type $scalar:ty, $ty:ty) => { $scalar };
     (@copy $a:ident, const, $scalar:ty) => { $crate::private::constant::<$scalar, _>($a) };
     (@copy $a:ident, $ty:tt, $scalar:ty) => { $a };
+    // (Bound by `let` and lent by `Borrow`: `&plain_array(..)` passed to a `&[f64]` parameter would make
+    // rustc infer the array's shape from the parameter's type, `[f64]`, before it knows the argument's.)
+    (@plain $a:ident, [$ty:ty], $path:path) => {
+        $crate::private::plain_array::<$ty, _>($a, ::core::stringify!($path))
+    };
     (@plain $a:ident, _, $path:path) => { $a };
     (@plain $a:ident, const, $path:path) => { $a };
     (@plain $a:ident, $ty:ty, $path:path) => {
         $crate::private::plain::<$ty, _>($a, ::core::stringify!($path))
     };
+    (@pass $a:ident, [$ty:ty]) => { ::core::borrow::Borrow::borrow(&$a) };
+    (@pass $a:ident, $ty:tt) => { $a };
 }
 
 /// The derivative `item` (`vjp_into`, `jvp`) of the generic copy of what the first order finds for the

@@ -53,10 +53,10 @@ pub mod private {
     pub use crate::callee::{
         any, copy_of, found, no_generic_copy, require_consistent_copy, require_derivative,
         require_generic_copy, require_method_copy, require_method_derivative, require_through,
-        through, ConsistentCopy, CopyOrAsWritten, CotangentLinear, DifferentiatedThrough, Found,
-        FoundKind, HasDerivative, HasGenericCopy, HasMethodCopy, InClosure, Lookup, MethodCopy,
-        MethodHasDerivative, NoDerivative, NoGenericCopy, NoMethodCopy, PlainCall, Site, Slot,
-        Through, TypedCopy,
+        through, AnyTangent, ConsistentCopy, CopyOrAsWritten, CotangentLinear,
+        DifferentiatedThrough, Found, FoundKind, HasDerivative, HasGenericCopy, HasMethodCopy,
+        InClosure, Lookup, MethodCopy, MethodHasDerivative, NoDerivative, NoGenericCopy,
+        NoMethodCopy, PlainCall, Site, Slot, Through, TypedCopy,
     };
     pub use crate::differentiable::{
         add_struct, constant_zero, copy_struct, data_tangent, differentiated_struct,
@@ -66,8 +66,8 @@ pub mod private {
     };
     pub use crate::lift::{
         array_values, at, block_value, cast, constant, constant_array, constant_vec, dual_array,
-        dual_vec, eps_parts_into, hessian_from_columns, lanes, lift, lit, plain, re_parts,
-        round_f32, to_int, value, ArrayValues, BlockValue, Constant, Kind, Lift, Parts,
+        dual_vec, eps_parts_into, hessian_from_columns, lanes, lift, lit, plain, plain_array,
+        re_parts, round_f32, to_int, value, ArrayValues, BlockValue, Constant, Kind, Lift, Parts,
         ResultCheck,
     };
     pub use crate::matrix::{

@@ -221,12 +221,27 @@ pub fn array_values<F: Float, A: ArrayValues<F>>(array: A) -> A::Out {
     array.array_values()
 }
 
-/// What [`array_values`] does to an array of floats, or a reference to one.
+/// The values of an array of floats in the float type `F`, as [`array_values`] gives them, for a call to
+/// `callee` that the generic copy of an `f64` function makes as written, none of its arguments
+/// differentiated (`helper(&w)` of `let w = [0.5, c];`, `c` outside `wrt(..)`): each element as
+/// [`plain`] gives it.
+///
+/// # Panics
+///
+/// As [`plain`]: if an element is a dual number with a tangent that is not zero.
+#[inline]
+pub fn plain_array<F: Float, A: ArrayValues<F>>(array: A, callee: &'static str) -> A::Out {
+    array.plain_values(callee)
+}
+
+/// What [`array_values`] and [`plain_array`] do to an array of floats, or a reference to one.
 pub trait ArrayValues<F> {
     /// `Vec<F>` or `[F; N]`.
     type Out;
     /// The values.
     fn array_values(self) -> Self::Out;
+    /// The values, each checked to have no tangent ([`plain`]).
+    fn plain_values(self, callee: &'static str) -> Self::Out;
 }
 
 /// The value of the float `x` in `F`.
@@ -241,6 +256,10 @@ impl<F: Float, X: Float> ArrayValues<F> for &[X] {
     fn array_values(self) -> Vec<F> {
         self.iter().map(|x| float_value(*x)).collect()
     }
+    #[inline]
+    fn plain_values(self, callee: &'static str) -> Vec<F> {
+        self.iter().map(|x| plain(*x, callee)).collect()
+    }
 }
 
 impl<F: Float, X: Float> ArrayValues<F> for &Vec<X> {
@@ -248,6 +267,10 @@ impl<F: Float, X: Float> ArrayValues<F> for &Vec<X> {
     #[inline]
     fn array_values(self) -> Vec<F> {
         self.iter().map(|x| float_value(*x)).collect()
+    }
+    #[inline]
+    fn plain_values(self, callee: &'static str) -> Vec<F> {
+        self.iter().map(|x| plain(*x, callee)).collect()
     }
 }
 
@@ -257,6 +280,10 @@ impl<F: Float, X: Float> ArrayValues<F> for Vec<X> {
     fn array_values(self) -> Vec<F> {
         self.iter().map(|x| float_value(*x)).collect()
     }
+    #[inline]
+    fn plain_values(self, callee: &'static str) -> Vec<F> {
+        self.iter().map(|x| plain(*x, callee)).collect()
+    }
 }
 
 impl<F: Float, X: Float, const N: usize> ArrayValues<F> for &[X; N] {
@@ -265,6 +292,10 @@ impl<F: Float, X: Float, const N: usize> ArrayValues<F> for &[X; N] {
     fn array_values(self) -> [F; N] {
         self.map(float_value)
     }
+    #[inline]
+    fn plain_values(self, callee: &'static str) -> [F; N] {
+        self.map(|x| plain(x, callee))
+    }
 }
 
 impl<F: Float, X: Float, const N: usize> ArrayValues<F> for [X; N] {
@@ -272,6 +303,10 @@ impl<F: Float, X: Float, const N: usize> ArrayValues<F> for [X; N] {
     #[inline]
     fn array_values(self) -> [F; N] {
         self.map(float_value)
+    }
+    #[inline]
+    fn plain_values(self, callee: &'static str) -> [F; N] {
+        self.map(|x| plain(x, callee))
     }
 }
 

@@ -718,7 +718,17 @@ impl Forward<'_, '_> {
         let any = quote!(impl ::core::marker::Sized);
         let jvp = match found {
             Some(_) => {
-                crate::companion::derivative_of_unchecked(callee, "jvp", &vec![any; args.len() + 1])
+                // The stand-in for a callee without derivatives takes anything, but an array's
+                // tangent is converted by `Into::into` (`call_tangents`), which needs a target type.
+                let slots = args.iter().map(|a| match a {
+                    Operand::Array(_) if !self.e.is_matrix(a) => {
+                        quote!(::autodiff::__private::AnyTangent)
+                    }
+                    _ => any.clone(),
+                });
+                let mut types = vec![any.clone(); args.len()];
+                types.push(quote!((#(#slots,)*)));
+                crate::companion::derivative_of_unchecked(callee, "jvp", &types)
             }
             None => crate::companion::derivative_through(
                 callee,

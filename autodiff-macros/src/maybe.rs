@@ -204,6 +204,10 @@ pub(crate) enum CopyArg {
     /// as written, for the callee's copy through `__private::constant` (a float one in the copy's float
     /// type, an integer one as it is).
     Constant,
+    /// A reference to an array of floats (`&w`) of the element type as written (`f64`): as it is in the
+    /// copy, a reference to its values (`__private::plain_array`) for the callee as written. Written
+    /// `[f64]`.
+    Array(Box<syn::Type>),
 }
 
 /// The name of the last segment of the callee form of a [`CopyCall`].
@@ -231,6 +235,7 @@ impl CopyCall {
             CopyArg::Float(ty) => quote!(#ty),
             CopyArg::Other => quote!(_),
             CopyArg::Constant => quote!(const),
+            CopyArg::Array(ty) => quote!([#ty]),
         });
         let registered = self.registered();
         quote!(
@@ -248,6 +253,7 @@ impl CopyCall {
             CopyArg::Float(ty) => quote!(#ty),
             CopyArg::Other => quote!(_),
             CopyArg::Constant => quote!(()),
+            CopyArg::Array(ty) => quote!([#ty]),
         });
         syn::parse_quote!(<#path as ::autodiff::__private::GenericCopy>::Copy::#name::<#scalar, #(#modes),*>)
     }
@@ -274,6 +280,7 @@ impl CopyCall {
                 Some(match t? {
                     syn::Type::Infer(_) => CopyArg::Other,
                     syn::Type::Tuple(t) if t.elems.is_empty() => CopyArg::Constant,
+                    syn::Type::Slice(t) => CopyArg::Array(t.elem),
                     t => CopyArg::Float(Box::new(t)),
                 })
             })
@@ -318,6 +325,7 @@ impl CopyCall {
                         }
                         Ok(match input.parse::<syn::Type>()? {
                             syn::Type::Infer(_) => CopyArg::Other,
+                            syn::Type::Slice(t) => CopyArg::Array(t.elem),
                             t => CopyArg::Float(Box::new(t)),
                         })
                     },
@@ -367,7 +375,8 @@ impl CopyCall {
 /// The callees (among `plain`, the plain calls under `own`, the activity of the function's `wrt(..)`) that
 /// the generic copy calls through `copy_or_as_written!` ([`CopyCall`]): those that the hidden sweeps'
 /// activity `all` makes no plain calls (`all_plain`, the plain calls under it), called by a name or a path
-/// at each call, with one scalar result (`let y = bump(..)`), with scalar arguments, each call reached only
+/// at each call, with one scalar result (`let y = bump(..)`), with scalar arguments or references to arrays
+/// of floats (`bump(&w)`), each call reached only
 /// by parameters outside `wrt(..)` (or by nothing); none where an item of the body could hide a callee's
 /// name (as [`plan`]).
 pub(crate) fn copy_calls(
@@ -404,6 +413,12 @@ pub(crate) fn copy_calls(
                         .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
             })
         }),
+        // A local array or a slice of floats, passed by reference (`plain_calls`' `arrays`), not a
+        // matrix nor an output.
+        Operand::Array(array) => {
+            let info = &f.arrays[array.0 as usize];
+            info.matrix.is_none() && !info.output && matches!(own.elem_kind(*array), Kind::Float(_))
+        }
         _ => matches!(own.kind(a), Kind::Float(_) | Kind::Int | Kind::Bool),
     };
     let eligible = |name: &str| {
@@ -430,7 +445,7 @@ pub(crate) fn copy_calls(
         .filter(|p| {
             !all_plain.iter().any(|q| q.callee == p.callee)
                 && !p.constant_result
-                && p.arrays.iter().all(Option::is_none)
+                && p.arrays.iter().all(|a| a.is_none_or(|reference| reference))
                 && eligible(&p.callee)
         })
         .map(|p| crate::shadow::PlainCall { maybe: true, ..p })
@@ -597,6 +612,38 @@ mod tests {
         assert!(copied(src, "wrt(u)").is_empty());
         let src = "fn g(u: &[f64], t: f64) -> f64 { u[0] * m::<f64>::gbump(0.5, t) }";
         assert!(copied(src, "wrt(u)").is_empty());
+    }
+
+    #[test]
+    fn a_helper_of_an_array_of_excluded_parameters_is_called_with_its_values() {
+        // A local `Vec` or array holding one, passed by reference: `[f64]` in `copy_or_as_written!`.
+        let src = "fn g(x: f64, c: f64) -> f64 { let w = vec![0.5, c]; psum(&w) * x }";
+        assert_eq!(copied(src, "wrt(x)"), ["psum"]);
+        let src = "fn g(x: f64, c: f64) -> f64 { let w = [c, 2.0]; ppair(&w) * x + psum(&w) }";
+        assert_eq!(copied(src, "wrt(x)"), ["ppair", "psum"]);
+        // Differentiated (no `wrt`, or `c` in it): the callee's copy, as before.
+        assert!(copied(src, "").is_empty());
+        // By value, or a matrix: not so.
+        let src = "fn g(x: f64, c: f64) -> f64 { let w = vec![0.5, c]; psum(w) * x }";
+        assert!(copied(src, "wrt(x)").is_empty());
+        let src = "fn g(x: f64, c: f64) -> f64 { let m = vec![vec![c; 2]; 2]; pmat(&m) * x }";
+        assert!(copied(src, "wrt(x)").is_empty());
+        // The written form: `[f64]` for the array, read back by `of_written` and `of_callee`.
+        let call = CopyCall {
+            path: syn::parse_quote!(psum),
+            scalar: syn::parse_quote!(__S),
+            args: vec![CopyArg::Array(Box::new(syn::parse_quote!(f64)))],
+        };
+        let written: syn::Expr = syn::parse2(call.written()).expect("an expression");
+        let read = CopyCall::of_written(&written).expect("a written call");
+        assert!(
+            matches!(&read.args[..], [CopyArg::Array(t)] if t.to_token_stream().to_string() == "f64")
+        );
+        let callee = call.callee();
+        let read = CopyCall::of_callee(&callee).expect("a callee form");
+        assert!(
+            matches!(&read.args[..], [CopyArg::Array(t)] if t.to_token_stream().to_string() == "f64")
+        );
     }
 
     #[test]

@@ -2397,9 +2397,21 @@ impl VisitMut for Rewrite<'_> {
                     let float = Ident::new(self.float, Span::call_site());
                     let float: Type = syn::parse_quote!(#float);
                     let mut args = Vec::new();
-                    for ((arg, is_float), ty) in
-                        call.args.iter_mut().zip(&plain.floats).zip(&plain.types)
+                    let arrays = plain.arrays.iter().chain(std::iter::repeat(&None));
+                    for (((arg, is_float), ty), array) in call
+                        .args
+                        .iter_mut()
+                        .zip(&plain.floats)
+                        .zip(&plain.types)
+                        .zip(arrays)
                     {
+                        // A reference to an array of floats (`&w`, `maybe::copy_calls` takes no other):
+                        // its values for the callee as written.
+                        if array.is_some() {
+                            self.visit_expr_mut(arg);
+                            args.push(crate::maybe::CopyArg::Array(Box::new(float.clone())));
+                            continue;
+                        }
                         // A constant from outside (`HALF`), of a type the macro cannot see: as written.
                         let constant = !*is_float
                             && matches!(&*arg, Expr::Path(c) if self.outside_constant(c));
