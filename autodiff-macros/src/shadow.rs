@@ -293,6 +293,19 @@ pub(crate) fn is_array_values(callee: &syn::ExprPath) -> bool {
         && crate::naming::path_names(&callee.path) == ["autodiff", "__private", "array_values"]
 }
 
+/// Is `callee` `::autodiff::__private::stable_order_partial` or `stable_order_total`: the permutation an
+/// in-place sort applies (`sorts.rs`), integer data computed from the values sorted, with no derivative,
+/// called as written in every generated item (on dual numbers in a generic copy, which compare by value)?
+pub(crate) fn is_sort_order(callee: &syn::ExprPath) -> bool {
+    callee.qself.is_none()
+        && callee.path.leading_colon.is_some()
+        && matches!(
+            crate::naming::path_names(&callee.path).as_slice(),
+            [a, p, f] if a == "autodiff" && p == "__private"
+                && (f == "stable_order_partial" || f == "stable_order_total")
+        )
+}
+
 /// Is `callee` a call of another function's generic copy, `<g as GenericCopy>::Copy::call`
 /// (`generic_copy_call`)?
 pub(crate) fn is_generic_copy_call(callee: &syn::ExprPath) -> bool {

@@ -1,32 +1,37 @@
 //! Sorting a `Vec` of floats in place (`v.sort_by(|a, b| a.partial_cmp(b).unwrap())`), rewritten on the
-//! syntax, before the chains and the fence, into the loop a stable sort is: an insertion sort by adjacent
-//! swaps, whose comparisons read the elements and whose swaps are stores the later passes differentiate.
+//! syntax, before the chains and the fence, into what a sort is to a derivative: the permutation it
+//! applies, integer data computed from the values (`autodiff_core`'s `stable_order_partial` and
+//! `stable_order_total`, std's stable sort of the indexes `0..n` by the same comparison, `O(n log n)`), then
+//! a gather of a copy by it, whose loads and stores the later passes differentiate (the adjoint of the
+//! gather is a scatter, its tangent the same gather).
 //!
 //! ```text
 //! // Input:                                         // Output:
-//! v.sort_by(|a, b| a.partial_cmp(b).unwrap());      for __sorted_1 in 1..v.len() {
-//!                                                       let mut __at_2: usize = __sorted_1;
-//!                                                       while __at_2 > 0 {
-//!                                                           assert!(v[__at_2 - 1] == v[__at_2 - 1] && v[__at_2] == v[__at_2], "..");
-//!                                                           if !(v[__at_2 - 1] > v[__at_2]) { break; }
-//!                                                           let __moved_3 = v[__at_2 - 1];
-//!                                                           v[__at_2 - 1] = v[__at_2];
-//!                                                           v[__at_2] = __moved_3;
-//!                                                           __at_2 -= 1;
+//! v.sort_by(|a, b| a.partial_cmp(b).unwrap());      {
+//!                                                       let __order_1: Vec<usize> =
+//!                                                           ::autodiff::__private::stable_order_partial(&v, false);
+//!                                                       let __unsorted_2 = v.to_vec();
+//!                                                       for __k_3 in 0..v.len() {
+//!                                                           v[__k_3] = __unsorted_2[__order_1[__k_3]];
 //!                                                       }
 //!                                                   }
 //! ```
 //!
 //! A sort permutes its elements, so its derivative is the permutation's: the cotangent of `v[k]` after the
-//! sort flows to the element that landed at `k`. An insertion sort swaps two neighbours only where the
-//! first compares `Greater`, so elements that compare `Equal` keep their order, which is the order std's
-//! stable `sort_by` leaves them in; `sort_unstable_by` may leave equal elements in another order, whose
-//! values are the same (up to the sign of a zero under `partial_cmp`), and is given the stable sort's.
-//! The comparator is one `max_by` reads (`std_forms::comparator`): `a.partial_cmp(b).unwrap()` (which
-//! panics on a NaN, as the assertion does) or `a.total_cmp(b)`, either order for a descending sort, or
-//! `f64::total_cmp`. The function itself runs as written; only its generated items sort so, in `n²/2`
-//! comparisons at most. `select_nth_unstable_by` leaves the elements other than the `k`-th in an order std
-//! does not specify, which the generated items cannot follow: an error saying to sort.
+//! sort flows to the element that landed at `k`. The permutation is the one std's stable `sort_by` applies,
+//! so elements that compare `Equal` keep their order; `sort_unstable_by` may leave equal elements in another
+//! order, whose values are the same (up to the sign of a zero under `partial_cmp`), and is given the stable
+//! sort's. The comparator is one `max_by` reads (`std_forms::comparator`): `a.partial_cmp(b).unwrap()`
+//! (the helper panics on a NaN with the message of that `unwrap`, as the primal does) or `a.total_cmp(b)`
+//! (never a panic; on dual numbers, which have no `total_cmp`, by value), either order for a descending
+//! sort, or `f64::total_cmp`. A comparator of a key of each element (`|&i, &j| x[i].partial_cmp(&x[j])
+//! .unwrap()`, an argsort of an index `Vec`; `|a, b| a.abs().total_cmp(&b.abs())`) gathers the keys once
+//! each into a `Vec` (`keys.push(x[i])` for each element) and sorts by them. The function itself runs as
+//! written; only its generated items sort so. The activity analysis reads the permutation as integers
+//! (`shadow::is_sort_order`): it has no derivative, and every generated item, a generic copy on dual
+//! numbers too, calls the helper as written. `select_nth_unstable_by` leaves the elements other than the
+//! `k`-th in an order std does not specify, which the generated items cannot follow: an error saying to
+//! sort.
 
 use crate::errors::Errors;
 use crate::std_forms::{comparator, Compare};
@@ -110,48 +115,40 @@ impl Sorts<'_> {
             self.errors.spanned(m, message);
             return Some(syn::parse_quote!(()));
         };
-        let (sorted, at, moved) = (self.fresh("sorted"), self.fresh("at"), self.fresh("moved"));
-        let (before, here): (Expr, Expr) =
-            (syn::parse_quote!(#v[#at - 1]), syn::parse_quote!(#v[#at]));
-        // The keys compared: the elements, or their keys bound once each.
-        let (keys, key_before, key_here): (Vec<Stmt>, Expr, Expr) = match &key {
-            None => (Vec::new(), before.clone(), here.clone()),
+        let (order, unsorted, k) = (self.fresh("order"), self.fresh("unsorted"), self.fresh("k"));
+        // The values compared: the elements themselves, or their keys gathered once each into a `Vec`.
+        let (keys, compared): (Vec<Stmt>, Expr) = match &key {
+            None => (Vec::new(), syn::parse_quote!(&#v)),
             Some((binding, key)) => {
-                let (b, h) = (self.fresh("key"), self.fresh("key"));
+                let (keys, at) = (self.fresh("keys"), self.fresh("at"));
                 (
                     vec![
-                        syn::parse_quote!(let #b = { let #binding = #before; #key };),
-                        syn::parse_quote!(let #h = { let #binding = #here; #key };),
+                        syn::parse_quote!(let mut #keys = ::std::vec::Vec::with_capacity(#v.len());),
+                        syn::parse_quote! {
+                            for #at in 0..#v.len() {
+                                let #binding = #v[#at];
+                                #keys.push(#key);
+                            }
+                        },
                     ],
-                    syn::parse_quote!(#b),
-                    syn::parse_quote!(#h),
+                    syn::parse_quote!(&#keys),
                 )
             }
         };
-        // `compare(v[at - 1], v[at]) == Greater`: `replaces` of `min_by` is that comparison.
-        let greater = compare.replaces(false, &key_before, &key_here);
-        let check: Option<Stmt> = matches!(compare, Compare::Partial(_)).then(|| {
-            syn::parse_quote! {
-                assert!(
-                    #key_before == #key_before && #key_here == #key_here,
-                    "called `Option::unwrap()` on a `None` value"
-                );
-            }
-        });
+        let (helper, descending) = match compare {
+            Compare::Partial(descending) => (format_ident!("stable_order_partial"), descending),
+            Compare::Total(descending) => (format_ident!("stable_order_total"), descending),
+            // Not a comparator `comparator` reads; `Ord` agrees with `partial_cmp`.
+            Compare::Ord => (format_ident!("stable_order_partial"), false),
+        };
         let span = m.method.span();
         Some(syn::parse_quote_spanned! {span=>
-            for #sorted in 1..#v.len() {
-                let mut #at: usize = #sorted;
-                while #at > 0 {
-                    #(#keys)*
-                    #check
-                    if !(#greater) {
-                        break;
-                    }
-                    let #moved = #before;
-                    #before = #here;
-                    #here = #moved;
-                    #at -= 1;
+            {
+                #(#keys)*
+                let #order: Vec<usize> = ::autodiff::__private::#helper(#compared, #descending);
+                let #unsorted = #v.to_vec();
+                for #k in 0..#v.len() {
+                    #v[#k] = #unsorted[#order[#k]];
                 }
             }
         })
@@ -285,21 +282,30 @@ mod tests {
     }
 
     #[test]
-    fn a_sort_is_an_insertion_sort_by_adjacent_swaps_that_moves_only_past_greater_elements() {
+    fn a_sort_is_its_permutation_then_a_gather_of_a_copy() {
         let (out, errors) = rewrite("{ v.sort_by(|a, b| a.partial_cmp(b).unwrap()); v[0] }");
         assert!(errors.is_empty(), "{errors:?}");
-        assert!(out.contains("for __sorted_1 in 1 .. v . len ()"), "{out}");
-        assert!(out.contains("if ! (v [__at_2 - 1] > v [__at_2])"), "{out}");
-        assert!(out.contains("assert !"), "{out}");
+        assert!(
+            out.contains(
+                "let __order_1 : Vec < usize > = :: autodiff :: __private :: stable_order_partial (& v , false) ;"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("let __unsorted_2 = v . to_vec () ;"), "{out}");
+        assert!(
+            out.contains(
+                "for __k_3 in 0 .. v . len () { v [__k_3] = __unsorted_2 [__order_1 [__k_3]] ; }"
+            ),
+            "{out}"
+        );
         assert!(!out.contains("sort_by"), "{out}");
-        // Descending, by `total_cmp`: no NaN assertion, the comparison reversed.
+        // Descending, by `total_cmp`: the total order's helper (no panic on a NaN), reversed.
         let (out, errors) = rewrite("{ v.sort_unstable_by(|a, b| b.total_cmp(a)); }");
         assert!(errors.is_empty(), "{errors:?}");
-        assert!(!out.contains("assert !"), "{out}");
-        assert!(out.contains("v [__at_2] > v [__at_2 - 1]"), "{out}");
+        assert!(out.contains("stable_order_total (& v , true)"), "{out}");
         let (out, errors) = rewrite("{ w.sort_by(f64::total_cmp); }");
         assert!(
-            errors.is_empty() && out.contains("is_sign_positive"),
+            errors.is_empty() && out.contains("stable_order_total (& w , false)"),
             "{out}"
         );
     }
@@ -313,14 +319,17 @@ mod tests {
         assert!(errors[0].contains("with the comparator"), "{errors:?}");
         let (_, errors) = rewrite("{ m[0].sort_by(|a, b| a.total_cmp(b)); }");
         assert_eq!(errors.len(), 1, "{errors:?}");
-        // A key of each element, the same for both (an argsort): compared as bound once each.
+        // A key of each element, the same for both (an argsort): the keys gathered once each, sorted.
         let (out, errors) = rewrite("{ idx.sort_by(|&i, &j| x[j].partial_cmp(&x[i]).unwrap()); }");
         assert!(errors.is_empty(), "{errors:?}");
         assert!(
-            out.contains("let __key_4 = { let i = idx [__at_2 - 1] ; x [i] } ;"),
+            out.contains("for __at_5 in 0 .. idx . len () { let i = idx [__at_5] ; __keys_4 . push (x [i]) ; }"),
             "{out}"
         );
-        assert!(out.contains("if ! (__key_5 > __key_4)"), "{out}");
+        assert!(
+            out.contains("stable_order_partial (& __keys_4 , true)"),
+            "{out}"
+        );
         let (_, errors) = rewrite("{ idx.sort_by(|&i, &j| x[i].partial_cmp(&y[j]).unwrap()); }");
         assert_eq!(errors.len(), 1, "{errors:?}");
         // Not a sort: left alone.
