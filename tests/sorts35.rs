@@ -855,3 +855,91 @@ fn thousands_of_elements() {
         );
     }
 }
+
+// 5. A first-order function that sorts, called by an `order = 2` function (through its generic copy,
+// on dual numbers), and one the census makes an `order = 2` twin of (it reads no `twin!`).
+
+/// The sum of the `k` largest squares, by an argsort of the magnitudes.
+#[differentiable]
+fn top_squares(x: &[f64], k: usize) -> f64 {
+    let mut idx: Vec<usize> = (0..x.len()).collect();
+    idx.sort_by(|&i, &j| x[j].abs().total_cmp(&x[i].abs()));
+    let mut s = 0.0;
+    for r in 0..k {
+        s += x[idx[r]] * x[idx[r]];
+    }
+    s
+}
+
+/// The mean of the sorted values weighted by their rank, squared.
+#[differentiable]
+fn rank_weighted(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    v.sort_unstable_by(|a, b| a.partial_cmp(b).unwrap());
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i] * (i as f64 + 1.0);
+    }
+    s * s / v.len() as f64
+}
+
+#[differentiable(order = 2)]
+fn calls_sorting(x: &[f64]) -> f64 {
+    top_squares(x, 2) * rank_weighted(x)
+}
+
+#[test]
+fn an_order_2_caller_differentiates_first_order_sorts_through_their_generic_copies() {
+    for x in points(3508, 3..9, 5) {
+        let n = x.len();
+        let by_magnitude = stable_order(&x, |a, b| b.abs().total_cmp(&a.abs()));
+        let (a, b) = (by_magnitude[0], by_magnitude[1]);
+        let top = x[a] * x[a] + x[b] * x[b];
+        let mut g_top = vec![0.0; n];
+        g_top[a] = 2.0 * x[a];
+        g_top[b] = 2.0 * x[b];
+        let (v, g) = top_squares_grad(&x, 2);
+        assert_close(v, top, ANALYTIC_TOL, "top_squares");
+        assert_all_close(&g, &g_top, ANALYTIC_TOL, "top_squares gradient");
+        assert_fd_gradient(|p| top_squares(p, 2), &x, &g, "top_squares");
+
+        let up = ascending(&x);
+        let s: f64 = (0..n).map(|i| x[up[i]] * (i as f64 + 1.0)).sum();
+        let rank = s * s / n as f64;
+        let mut ds = vec![0.0; n];
+        for i in 0..n {
+            ds[up[i]] = i as f64 + 1.0;
+        }
+        let g_rank: Vec<f64> = ds.iter().map(|d| 2.0 * s * d / n as f64).collect();
+        let (v, g) = rank_weighted_grad(&x);
+        assert_close(v, rank, ANALYTIC_TOL, "rank_weighted");
+        assert_all_close(&g, &g_rank, ANALYTIC_TOL, "rank_weighted gradient");
+        assert_fd_gradient(rank_weighted, &x, &g, "rank_weighted");
+
+        // (top · rank)'' = top'' rank + top' rank'ᵀ + rank' top'ᵀ + top rank''.
+        let (v, g, h) = calls_sorting_hessian(&x);
+        assert_close(v, top * rank, ANALYTIC_TOL, "calls_sorting");
+        let want_g: Vec<f64> = (0..n).map(|i| g_top[i] * rank + top * g_rank[i]).collect();
+        assert_all_close(&g, &want_g, ANALYTIC_TOL, "calls_sorting gradient");
+        for i in 0..n {
+            for j in 0..n {
+                let top_h = if i == j && (i == a || i == b) {
+                    2.0
+                } else {
+                    0.0
+                };
+                let rank_h = 2.0 * ds[i] * ds[j] / n as f64;
+                let want =
+                    top_h * rank + g_top[i] * g_rank[j] + g_rank[i] * g_top[j] + top * rank_h;
+                assert_close(h[i][j], want, ANALYTIC_TOL, "calls_sorting Hessian");
+            }
+        }
+        assert_hessian_fd(
+            &h,
+            |p| calls_sorting_grad(p).1,
+            &x,
+            1e-6,
+            "calls_sorting Hessian by differences",
+        );
+    }
+}
