@@ -34,7 +34,7 @@
 //! sort.
 
 use crate::errors::Errors;
-use crate::std_forms::{comparator, Compare};
+use crate::std_forms::{comparator, comparison, Compare, Comparison};
 use proc_macro2::Span;
 use quote::format_ident;
 use quote::ToTokens;
@@ -164,40 +164,11 @@ fn keyed(arg: &Expr) -> Option<(Compare, (syn::Ident, Expr))> {
     let Expr::Closure(c) = strip_parens(arg) else {
         return None;
     };
-    if c.inputs.len() != 2 || c.capture.is_some() {
-        return None;
-    }
-    let c = crate::chains::by_value(c);
-    let name = |p: &syn::Pat| match p {
-        syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => Some(i.ident.clone()),
-        _ => None,
-    };
-    let (a, b) = (name(&c.inputs[0])?, name(&c.inputs[1])?);
-    let mut body = strip_parens(&c.body);
-    if let Expr::Block(block) = body {
-        match block.block.stmts.as_slice() {
-            [Stmt::Expr(e, None)] if block.label.is_none() => body = strip_parens(e),
-            _ => return None,
-        }
-    }
-    let (call, partial) = match body {
-        Expr::MethodCall(u) if u.method == "unwrap" && u.args.is_empty() => {
-            (strip_parens(&u.receiver), true)
-        }
-        other => (other, false),
-    };
-    let Expr::MethodCall(call) = call else {
-        return None;
-    };
-    let expected = if partial { "partial_cmp" } else { "total_cmp" };
-    if call.method != expected || call.args.len() != 1 || call.turbofish.is_some() {
-        return None;
-    }
-    let p = strip_parens(&call.receiver).clone();
-    let q = match strip_parens(&call.args[0]) {
-        Expr::Reference(r) if r.mutability.is_none() => strip_parens(&r.expr).clone(),
-        other => other.clone(),
-    };
+    let Comparison {
+        partial,
+        params: (a, b),
+        compared: (p, q),
+    } = comparison(&crate::chains::by_value(c))?;
     // `p` of `a` alone and `q` the same of `b` (ascending), or the other way (descending).
     let of = |e: &Expr, x: &syn::Ident, y: &syn::Ident, other: &Expr| {
         let tokens = e.to_token_stream();
