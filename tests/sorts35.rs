@@ -943,3 +943,73 @@ fn an_order_2_caller_differentiates_first_order_sorts_through_their_generic_copi
         );
     }
 }
+
+// 6. A `&mut` slice sorted in place: an output parameter the body fills and sorts, and one whose incoming
+// values are sorted.
+
+/// `out` the squares of `x`, sorted descending.
+#[differentiable]
+fn sorted_squares(x: &[f64], out: &mut [f64]) {
+    for i in 0..x.len() {
+        out[i] = x[i] * x[i];
+    }
+    out.sort_by(|a, b| b.partial_cmp(a).unwrap());
+}
+
+/// `v` sorted in place; its largest times its smallest.
+#[differentiable(order = 2)]
+fn spread_in_place(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() - 1] * v[0]
+}
+
+#[test]
+fn a_mut_slice_sorted_in_place() {
+    for x in points(3509, 2..8, 4) {
+        let n = x.len();
+        let squares: Vec<f64> = x.iter().map(|a| a * a).collect();
+        if min_gap(&squares) < 1e-3 {
+            continue;
+        }
+        let down = descending(&squares);
+        let d_out: Vec<f64> = (0..n).map(|k| 1.0 + 0.5 * k as f64).collect();
+        let mut out = vec![0.0; n];
+        // `out`'s incoming values, every one overwritten before the sort reads them, get no cotangent.
+        let (g, g_incoming) = sorted_squares_vjp(&x, &mut out, &d_out);
+        assert_eq!(g_incoming, vec![0.0; n], "sorted_squares' incoming out");
+        let want_out: Vec<f64> = down.iter().map(|&e| squares[e]).collect();
+        assert_eq!(out, want_out, "sorted_squares' output");
+        let mut want_g = vec![0.0; n];
+        for k in 0..n {
+            want_g[down[k]] = 2.0 * x[down[k]] * d_out[k];
+        }
+        assert_all_close(&g, &want_g, ANALYTIC_TOL, "sorted_squares _vjp");
+        let plain = |p: &[f64]| {
+            let mut out = vec![0.0; n];
+            sorted_squares(p, &mut out);
+            out.iter().zip(&d_out).map(|(o, d)| o * d).sum::<f64>()
+        };
+        assert_fd_gradient(plain, &x, &g, "sorted_squares");
+
+        let up = ascending(&x);
+        let (lo, hi) = (up[0], up[n - 1]);
+        let mut v = x.clone();
+        let (value, g) = spread_in_place_grad(&mut v);
+        assert_eq!(value, x[hi] * x[lo]);
+        let mut sorted = x.clone();
+        assert_eq!(spread_in_place(&mut sorted), value);
+        assert_eq!(
+            v, sorted,
+            "spread_in_place_grad sorts `v` as the function does"
+        );
+        let mut want = vec![0.0; n];
+        want[hi] += x[lo];
+        want[lo] += x[hi];
+        assert_all_close(&g, &want, ANALYTIC_TOL, "spread_in_place gradient");
+        let (_, _, h) = spread_in_place_hessian(&mut x.clone());
+        let mut want_h = zeros(n);
+        want_h[lo][hi] = 1.0;
+        want_h[hi][lo] = 1.0;
+        assert_eq!(h, want_h, "spread_in_place Hessian");
+    }
+}
