@@ -54,16 +54,25 @@ fn points(seed: u64, sizes: std::ops::Range<usize>, per_size: usize) -> Vec<Vec<
     out
 }
 
+/// A value and its gradient.
+type WithGradient = (f64, Vec<f64>);
+/// `_jvp`'s value and directional derivative.
+type WithTangent = (f64, f64);
+/// `_hessian`'s value, gradient and Hessian.
+type WithHessian = (f64, Vec<f64>, Vec<Vec<f64>>);
+/// `_hvp`'s value, gradient and Hessian-vector product.
+type WithHvp = (f64, Vec<f64>, Vec<f64>);
+
 /// The generated items of a function of one slice (other arguments fixed by the closures).
 struct Items<'a> {
     f: &'a dyn Fn(&[f64]) -> f64,
     plain: &'a dyn Fn(&[f64]) -> f64,
-    grad: &'a dyn Fn(&[f64]) -> (f64, Vec<f64>),
-    vjp: &'a dyn Fn(&[f64], f64) -> (f64, Vec<f64>),
-    jvp: &'a dyn Fn(&[f64], Vec<f64>) -> (f64, f64),
+    grad: &'a dyn Fn(&[f64]) -> WithGradient,
+    vjp: &'a dyn Fn(&[f64], f64) -> WithGradient,
+    jvp: &'a dyn Fn(&[f64], Vec<f64>) -> WithTangent,
     grad_into: &'a dyn Fn(&[f64], &mut [f64]) -> f64,
-    hessian: &'a dyn Fn(&[f64]) -> (f64, Vec<f64>, Vec<Vec<f64>>),
-    hvp: &'a dyn Fn(&[f64], Vec<f64>) -> (f64, Vec<f64>, Vec<f64>),
+    hessian: &'a dyn Fn(&[f64]) -> WithHessian,
+    hvp: &'a dyn Fn(&[f64], Vec<f64>) -> WithHvp,
 }
 
 /// Builds [`Items`] of `name(x: &[f64], extra..)` from its generated items, the extra arguments given.
@@ -427,7 +436,7 @@ twin! {
 }
 
 /// The gradient and Hessian of `sum_k v[k] (k + 1) + v[k]² k` of the values in `order`.
-fn ranked_analytic(x: &[f64], order: &[usize]) -> (f64, Vec<f64>, Vec<Vec<f64>>) {
+fn ranked_analytic(x: &[f64], order: &[usize]) -> WithHessian {
     let n = x.len();
     let (mut value, mut g, mut h) = (0.0, vec![0.0; n], zeros(n));
     for k in 0..n {

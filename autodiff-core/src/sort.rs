@@ -80,7 +80,7 @@ fn total_cmp<T: Float>(p: T, q: T) -> Ordering {
 #[inline(never)]
 #[track_caller]
 fn none_unwrapped() -> Ordering {
-    None::<Ordering>.expect("called `Option::unwrap()` on a `None` value")
+    panic!("called `Option::unwrap()` on a `None` value")
 }
 
 #[cfg(test)]
