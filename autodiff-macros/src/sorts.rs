@@ -8,7 +8,7 @@
 //! ```text
 //! // Input:                                         // Output:
 //! v.sort_by(|a, b| a.partial_cmp(b).unwrap());      {
-//!                                                       let __order_1: Vec<usize> =
+//!                                                       let __order_1: ::std::vec::Vec<usize> =
 //!                                                           ::autodiff::__private::stable_order_partial(&v, false);
 //!                                                       let __unsorted_2 = v.to_vec();
 //!                                                       for __k_3 in 0..v.len() {
@@ -145,7 +145,7 @@ impl Sorts<'_> {
         Some(syn::parse_quote_spanned! {span=>
             {
                 #(#keys)*
-                let #order: Vec<usize> = ::autodiff::__private::#helper(#compared, #descending);
+                let #order: ::std::vec::Vec<usize> = ::autodiff::__private::#helper(#compared, #descending);
                 let #unsorted = #v.to_vec();
                 for #k in 0..#v.len() {
                     #v[#k] = #unsorted[#order[#k]];
@@ -258,7 +258,7 @@ mod tests {
         assert!(errors.is_empty(), "{errors:?}");
         assert!(
             out.contains(
-                "let __order_1 : Vec < usize > = :: autodiff :: __private :: stable_order_partial (& v , false) ;"
+                "let __order_1 : :: std :: vec :: Vec < usize > = :: autodiff :: __private :: stable_order_partial (& v , false) ;"
             ),
             "{out}"
         );
