@@ -1022,3 +1022,87 @@ fn a_mut_slice_sorted_in_place() {
         assert_eq!(h, want_h, "spread_in_place Hessian");
     }
 }
+
+// 7. `sort_by_key` (and `sort_by_cached_key`): a stable sort by keys of an `Ord` type, here of integers
+// computed from the values (a cast drops the derivative: the key is piecewise constant).
+
+twin! {
+    #[differentiable(order = 2)]
+    fn by_bucket / by_bucket_plain(x: &[f64], group: &[usize]) -> f64 {
+        let mut idx: Vec<usize> = (0..x.len()).collect();
+        idx.sort_by_key(|&i| group[i]);
+        let mut s = 0.0;
+        for k in 0..idx.len() {
+            s += x[idx[k]] * x[idx[k]] * (k as f64 + 1.0);
+        }
+        s
+    }
+}
+
+twin! {
+    #[differentiable(order = 2)]
+    fn by_rounded / by_rounded_plain(x: &[f64]) -> f64 {
+        let mut v = x.to_vec();
+        v.sort_by_cached_key(|a| (a * 4.0).floor() as i64);
+        v[0] * v[v.len() - 1] + v[1].powi(3)
+    }
+}
+
+#[test]
+fn sort_by_key_is_the_stable_sort_by_the_keys() {
+    for x in points(3510, 2..9, 5) {
+        let n = x.len();
+        let group: Vec<usize> = (0..n).map(|i| (i * 7 + 3) % 3).collect();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&i| group[i]);
+        let (mut value, mut g, mut h) = (0.0, vec![0.0; n], zeros(n));
+        for k in 0..n {
+            let (e, c) = (order[k], k as f64 + 1.0);
+            value += x[e] * x[e] * c;
+            g[e] = 2.0 * x[e] * c;
+            h[e][e] = 2.0 * c;
+        }
+        let items = items!(
+            by_bucket,
+            by_bucket_plain,
+            by_bucket_grad,
+            by_bucket_vjp,
+            by_bucket_jvp,
+            by_bucket_grad_into,
+            by_bucket_hessian,
+            by_bucket_hvp,
+            &group
+        );
+        check("by_bucket", &x, &items, value, &g, &h);
+
+        // Keys of equal buckets keep their order; away from the buckets' edges for differences.
+        if n < 3
+            || x.iter()
+                .any(|a| ((a * 4.0) - (a * 4.0).round()).abs() < 1e-3)
+        {
+            continue;
+        }
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&i| (x[i] * 4.0).floor() as i64);
+        let (a, b, c) = (order[0], order[n - 1], order[1]);
+        let value = x[a] * x[b] + x[c].powi(3);
+        let (mut g, mut h) = (vec![0.0; n], zeros(n));
+        g[a] += x[b];
+        g[b] += x[a];
+        g[c] += 3.0 * x[c] * x[c];
+        h[a][b] += 1.0;
+        h[b][a] += 1.0;
+        h[c][c] += 6.0 * x[c];
+        let items = items!(
+            by_rounded,
+            by_rounded_plain,
+            by_rounded_grad,
+            by_rounded_vjp,
+            by_rounded_jvp,
+            by_rounded_grad_into,
+            by_rounded_hessian,
+            by_rounded_hvp
+        );
+        check("by_rounded", &x, &items, value, &g, &h);
+    }
+}

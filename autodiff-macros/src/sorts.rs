@@ -26,7 +26,9 @@
 //! (never a panic; on dual numbers, which have no `total_cmp`, by value), either order for a descending
 //! sort, or `f64::total_cmp`. A comparator of a key of each element (`|&i, &j| x[i].partial_cmp(&x[j])
 //! .unwrap()`, an argsort of an index `Vec`; `|a, b| a.abs().total_cmp(&b.abs())`) gathers the keys once
-//! each into a `Vec` (`keys.push(x[i])` for each element) and sorts by them. The function itself runs as
+//! each into a `Vec` (`keys.push(x[i])` for each element) and sorts by them, as does `v.sort_by_key(|a| key)`
+//! (or `sort_by_cached_key`) by its keys of an `Ord` type (`sort_unstable_by_key` is an error: its order of
+//! equal keys, whose elements may differ, is not std's stable one). The function itself runs as
 //! written; only its generated items sort so. The activity analysis reads the permutation as integers
 //! (`shadow::is_sort_order`): it has no derivative, and every generated item, a generic copy on dual
 //! numbers too, calls the helper as written. `select_nth_unstable_by` leaves the elements other than the
@@ -94,6 +96,13 @@ impl Sorts<'_> {
                     None => (None, None),
                 },
             },
+            // A key function of each element, of an `Ord` type (`|&i| group[i]`): std's stable sort by it.
+            // Not `sort_unstable_by_key`, which may leave elements of equal keys, of other values, in an
+            // order the generated items cannot follow.
+            ("sort_by_key" | "sort_by_cached_key", 1) => match key_function(&m.args[0]) {
+                Some(key) => (Some(Compare::Ord), Some(key)),
+                None => (None, None),
+            },
             _ => (None, None),
         };
         let (Some(v), Some(compare), None) = (receiver, compare, &m.turbofish) else {
@@ -108,8 +117,9 @@ impl Sorts<'_> {
                      of a local `Vec` (or a `&mut` slice) named by a path, with the comparator \
                      `|a, b| a.partial_cmp(b).unwrap()`, `|a, b| a.total_cmp(b)` (either order, for a \
                      descending sort), `f64::total_cmp`, or one of a key of each element written the same \
-                     for both (`|&i, &j| x[i].partial_cmp(&x[j]).unwrap()`): write the sort so, or sort \
-                     with a `for` loop"
+                     for both (`|&i, &j| x[i].partial_cmp(&x[j]).unwrap()`), or as `v.sort_by_key(|a| key)` \
+                     (its stable order; not `sort_unstable_by_key`, whose order of equal keys std does not \
+                     specify): write the sort so, or sort with a `for` loop"
                 ),
             };
             self.errors.spanned(m, message);
@@ -138,7 +148,7 @@ impl Sorts<'_> {
         let (helper, descending) = match compare {
             Compare::Partial(descending) => (format_ident!("stable_order_partial"), descending),
             Compare::Total(descending) => (format_ident!("stable_order_total"), descending),
-            // Not a comparator `comparator` reads; `Ord` agrees with `partial_cmp`.
+            // The keys of `sort_by_key`, of an `Ord` type, which `partial_cmp` orders the same.
             Compare::Ord => (format_ident!("stable_order_partial"), false),
         };
         let span = m.method.span();
@@ -188,6 +198,25 @@ fn keyed(arg: &Expr) -> Option<(Compare, (syn::Ident, Expr))> {
         false => Compare::Total(reversed),
     };
     Some((compare, (binding, key)))
+}
+
+// Input:  |&i| group[i]             |a| (a * 8.0) as i64
+// Output: (i, group[i])             (a, (a * 8.0) as i64)
+/// A key function of one parameter: the binding of the element by value (`chains::by_value`) and the key.
+fn key_function(arg: &Expr) -> Option<(syn::Ident, Expr)> {
+    let Expr::Closure(c) = strip_parens(arg) else {
+        return None;
+    };
+    if c.inputs.len() != 1 || c.capture.is_some() {
+        return None;
+    }
+    let c = crate::chains::by_value(c);
+    match &c.inputs[0] {
+        syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
+            Some((i.ident.clone(), (*c.body).clone()))
+        }
+        _ => None,
+    }
 }
 
 /// `e` with the name `from` replaced by `to` wherever a path is that name alone.
@@ -303,6 +332,19 @@ mod tests {
         );
         let (_, errors) = rewrite("{ idx.sort_by(|&i, &j| x[i].partial_cmp(&y[j]).unwrap()); }");
         assert_eq!(errors.len(), 1, "{errors:?}");
+        // A key function, of an `Ord` type: its keys gathered, sorted stably.
+        let (out, errors) = rewrite("{ idx.sort_by_key(|&i| i % 2); }");
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(
+            out.contains("let i = idx [__at_5] ; __keys_4 . push (i % 2) ;")
+                && out.contains("stable_order_partial (& __keys_4 , false)"),
+            "{out}"
+        );
+        let (_, errors) = rewrite("{ idx.sort_unstable_by_key(|&i| i % 2); }");
+        assert!(
+            errors[0].contains("not `sort_unstable_by_key`"),
+            "{errors:?}"
+        );
         // Not a sort: left alone.
         let (out, errors) = rewrite("{ v.sort(); }");
         assert!(errors.is_empty() && out.contains("v . sort ()"), "{out}");
