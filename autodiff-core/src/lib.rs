@@ -15,6 +15,7 @@ mod memory;
 mod multi_dual;
 pub mod optim;
 pub mod rules;
+mod sort;
 mod taylor;
 mod values;
 
@@ -85,6 +86,7 @@ pub mod private {
     pub use crate::multi_dual::MultiDual;
     pub use crate::rules;
     pub use crate::rules::FloatEuclid;
+    pub use crate::sort::{stable_order_partial, stable_order_total};
     pub use crate::stop_gradient;
     pub use crate::taylor::{budget, gauss_legendre, step_power, steps_power, Budget};
     pub use crate::values::{

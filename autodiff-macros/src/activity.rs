@@ -559,6 +559,10 @@ impl Pass<'_> {
                             self.activity.elem_kind(*source).clone(),
                             self.activity.is_active_array(*source),
                         ),
+                        // The permutation of a sort (`sorts.rs`): integers, no derivative.
+                        ArrayInit::Call { callee, .. } if crate::shadow::is_sort_order(callee) => {
+                            (Kind::Int, false)
+                        }
                         ArrayInit::Call { args, .. } => (
                             Kind::Unknown,
                             args.iter().any(|o| self.activity.is_active(o)),

@@ -34,7 +34,7 @@ use syn::{Expr, Pat};
 /// (`sugar.rs`), assertions (`asserts.rs`), loop labels (`labels.rs`) and array patterns (`array_patterns.rs`); errors for what cannot be.
 pub(crate) fn desugar(item: &syn::ItemFn, errors: &mut Errors) -> syn::ItemFn {
     let mut item = item.clone();
-    // In-place sorts of a local: insertion sorts by swaps (`sorts.rs`).
+    // In-place sorts of a local: the permutation, then a gather of a copy by it (`sorts.rs`).
     crate::sorts::desugar(&mut item.block, errors);
     // Array literals iterated, arithmetic on references, `split_at` (`std_forms.rs`).
     crate::std_forms::desugar(&mut item.block);

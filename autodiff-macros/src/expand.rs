@@ -1329,7 +1329,8 @@ fn calls_of(f: &Function, activity: &Activity, floats: bool) -> Vec<String> {
         .into_iter()
         .filter_map(|stmt| match stmt {
             // A call whose result is an integer (`activity::integer_uses`), and the values of an array
-            // passed to one in a generic copy: not differentiated, no copy called.
+            // passed to one in a generic copy: not differentiated, no copy called. Nor a sort's
+            // permutation (`sorts.rs`), integers called as written.
             crate::ir::Stmt::Let {
                 var,
                 value: crate::ir::Value::Call { callee, .. },
@@ -1338,6 +1339,10 @@ fn calls_of(f: &Function, activity: &Activity, floats: bool) -> Vec<String> {
             {
                 None
             }
+            crate::ir::Stmt::NewArray {
+                init: crate::ir::ArrayInit::Call { callee, .. },
+                ..
+            } if crate::shadow::is_sort_order(callee) => None,
             crate::ir::Stmt::Let {
                 value: crate::ir::Value::Call { callee, args, .. },
                 ..

@@ -293,6 +293,19 @@ pub(crate) fn is_array_values(callee: &syn::ExprPath) -> bool {
         && crate::naming::path_names(&callee.path) == ["autodiff", "__private", "array_values"]
 }
 
+/// Is `callee` `::autodiff::__private::stable_order_partial` or `stable_order_total`: the permutation an
+/// in-place sort applies (`sorts.rs`), integer data computed from the values sorted, with no derivative,
+/// called as written in every generated item (on dual numbers in a generic copy, which compare by value)?
+pub(crate) fn is_sort_order(callee: &syn::ExprPath) -> bool {
+    callee.qself.is_none()
+        && callee.path.leading_colon.is_some()
+        && matches!(
+            crate::naming::path_names(&callee.path).as_slice(),
+            [a, p, f] if a == "autodiff" && p == "__private"
+                && (f == "stable_order_partial" || f == "stable_order_total")
+        )
+}
+
 /// Is `callee` a call of another function's generic copy, `<g as GenericCopy>::Copy::call`
 /// (`generic_copy_call`)?
 pub(crate) fn is_generic_copy_call(callee: &syn::ExprPath) -> bool {
@@ -706,13 +719,14 @@ fn why_no_copy_with(
             // matrix field's element or row is (`matrix_at`, `matrix_row_start`, ..), integers too; the
             // failing branch of an assertion (`assertion_failed("..")`, `asserts.rs`), of a string; and the
             // lengths that the loops of `fill` and `copy_from_slice` check (`copy_len`, `window_len`,
-            // `slice_writes.rs`), integers.
+            // `slice_writes.rs`), integers; and the permutation of a sort (`stable_order_partial(&v, ..)`,
+            // `sorts.rs`), integers of any `PartialOrd` values, dual numbers too.
             let field_lookup = matches!(&*call.func, syn::Expr::Path(p) if p.qself.is_none()
             && p.path.leading_colon.is_some()
             && p.path.segments.len() == 3
             && p.path.segments[0].ident == "autodiff"
             && p.path.segments[1].ident == "__private"
-            && ["field_", "matrix_", "assertion_failed", "copy_len", "window_len"].iter().any(|prefix| {
+            && ["field_", "matrix_", "assertion_failed", "copy_len", "window_len", "stable_order_"].iter().any(|prefix| {
                 p.path.segments[2].ident.to_string().starts_with(prefix)
             }));
             let receive = matches!(&*call.func, syn::Expr::Path(p)

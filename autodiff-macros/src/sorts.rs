@@ -1,35 +1,42 @@
 //! Sorting a `Vec` of floats in place (`v.sort_by(|a, b| a.partial_cmp(b).unwrap())`), rewritten on the
-//! syntax, before the chains and the fence, into the loop a stable sort is: an insertion sort by adjacent
-//! swaps, whose comparisons read the elements and whose swaps are stores the later passes differentiate.
+//! syntax, before the chains and the fence, into what a sort is to a derivative: the permutation it
+//! applies, integer data computed from the values (`autodiff_core`'s `stable_order_partial` and
+//! `stable_order_total`, std's stable sort of the indexes `0..n` by the same comparison, `O(n log n)`), then
+//! a gather of a copy by it, whose loads and stores the later passes differentiate (the adjoint of the
+//! gather is a scatter, its tangent the same gather).
 //!
 //! ```text
 //! // Input:                                         // Output:
-//! v.sort_by(|a, b| a.partial_cmp(b).unwrap());      for __sorted_1 in 1..v.len() {
-//!                                                       let mut __at_2: usize = __sorted_1;
-//!                                                       while __at_2 > 0 {
-//!                                                           assert!(v[__at_2 - 1] == v[__at_2 - 1] && v[__at_2] == v[__at_2], "..");
-//!                                                           if !(v[__at_2 - 1] > v[__at_2]) { break; }
-//!                                                           let __moved_3 = v[__at_2 - 1];
-//!                                                           v[__at_2 - 1] = v[__at_2];
-//!                                                           v[__at_2] = __moved_3;
-//!                                                           __at_2 -= 1;
+//! v.sort_by(|a, b| a.partial_cmp(b).unwrap());      {
+//!                                                       let __order_1: ::std::vec::Vec<usize> =
+//!                                                           ::autodiff::__private::stable_order_partial(&v, false);
+//!                                                       let __unsorted_2 = v.to_vec();
+//!                                                       for __k_3 in 0..v.len() {
+//!                                                           v[__k_3] = __unsorted_2[__order_1[__k_3]];
 //!                                                       }
 //!                                                   }
 //! ```
 //!
 //! A sort permutes its elements, so its derivative is the permutation's: the cotangent of `v[k]` after the
-//! sort flows to the element that landed at `k`. An insertion sort swaps two neighbours only where the
-//! first compares `Greater`, so elements that compare `Equal` keep their order, which is the order std's
-//! stable `sort_by` leaves them in; `sort_unstable_by` may leave equal elements in another order, whose
-//! values are the same (up to the sign of a zero under `partial_cmp`), and is given the stable sort's.
-//! The comparator is one `max_by` reads (`std_forms::comparator`): `a.partial_cmp(b).unwrap()` (which
-//! panics on a NaN, as the assertion does) or `a.total_cmp(b)`, either order for a descending sort, or
-//! `f64::total_cmp`. The function itself runs as written; only its generated items sort so, in `n²/2`
-//! comparisons at most. `select_nth_unstable_by` leaves the elements other than the `k`-th in an order std
-//! does not specify, which the generated items cannot follow: an error saying to sort.
+//! sort flows to the element that landed at `k`. The permutation is the one std's stable `sort_by` applies,
+//! so elements that compare `Equal` keep their order; `sort_unstable_by` may leave equal elements in another
+//! order, whose values are the same (up to the sign of a zero under `partial_cmp`), and is given the stable
+//! sort's. The comparator is one `max_by` reads (`std_forms::comparator`): `a.partial_cmp(b).unwrap()`
+//! (the helper panics on a NaN with the message of that `unwrap`, as the primal does) or `a.total_cmp(b)`
+//! (never a panic; on dual numbers, which have no `total_cmp`, by value), either order for a descending
+//! sort, or `f64::total_cmp`. A comparator of a key of each element (`|&i, &j| x[i].partial_cmp(&x[j])
+//! .unwrap()`, an argsort of an index `Vec`; `|a, b| a.abs().total_cmp(&b.abs())`) gathers the keys once
+//! each into a `Vec` (`keys.push(x[i])` for each element) and sorts by them, as does `v.sort_by_key(|a| key)`
+//! (or `sort_by_cached_key`) by its keys of an `Ord` type (`sort_unstable_by_key` is an error: its order of
+//! equal keys, whose elements may differ, is not std's stable one). The function itself runs as
+//! written; only its generated items sort so. The activity analysis reads the permutation as integers
+//! (`shadow::is_sort_order`): it has no derivative, and every generated item, a generic copy on dual
+//! numbers too, calls the helper as written. `select_nth_unstable_by` leaves the elements other than the
+//! `k`-th in an order std does not specify, which the generated items cannot follow: an error saying to
+//! sort.
 
 use crate::errors::Errors;
-use crate::std_forms::{comparator, Compare};
+use crate::std_forms::{comparator, comparison, Compare, Comparison};
 use proc_macro2::Span;
 use quote::format_ident;
 use quote::ToTokens;
@@ -89,6 +96,13 @@ impl Sorts<'_> {
                     None => (None, None),
                 },
             },
+            // A key function of each element, of an `Ord` type (`|&i| group[i]`): std's stable sort by it.
+            // Not `sort_unstable_by_key`, which may leave elements of equal keys, of other values, in an
+            // order the generated items cannot follow.
+            ("sort_by_key" | "sort_by_cached_key", 1) => match key_function(&m.args[0]) {
+                Some(key) => (Some(Compare::Ord), Some(key)),
+                None => (None, None),
+            },
             _ => (None, None),
         };
         let (Some(v), Some(compare), None) = (receiver, compare, &m.turbofish) else {
@@ -103,55 +117,48 @@ impl Sorts<'_> {
                      of a local `Vec` (or a `&mut` slice) named by a path, with the comparator \
                      `|a, b| a.partial_cmp(b).unwrap()`, `|a, b| a.total_cmp(b)` (either order, for a \
                      descending sort), `f64::total_cmp`, or one of a key of each element written the same \
-                     for both (`|&i, &j| x[i].partial_cmp(&x[j]).unwrap()`): write the sort so, or sort \
-                     with a `for` loop"
+                     for both (`|&i, &j| x[i].partial_cmp(&x[j]).unwrap()`), or as `v.sort_by_key(|a| key)` \
+                     (its stable order; not `sort_unstable_by_key`, whose order of equal keys std does not \
+                     specify): write the sort so, or sort with a `for` loop"
                 ),
             };
             self.errors.spanned(m, message);
             return Some(syn::parse_quote!(()));
         };
-        let (sorted, at, moved) = (self.fresh("sorted"), self.fresh("at"), self.fresh("moved"));
-        let (before, here): (Expr, Expr) =
-            (syn::parse_quote!(#v[#at - 1]), syn::parse_quote!(#v[#at]));
-        // The keys compared: the elements, or their keys bound once each.
-        let (keys, key_before, key_here): (Vec<Stmt>, Expr, Expr) = match &key {
-            None => (Vec::new(), before.clone(), here.clone()),
+        let (order, unsorted, k) = (self.fresh("order"), self.fresh("unsorted"), self.fresh("k"));
+        // The values compared: the elements themselves, or their keys gathered once each into a `Vec`.
+        let (keys, compared): (Vec<Stmt>, Expr) = match &key {
+            None => (Vec::new(), syn::parse_quote!(&#v)),
             Some((binding, key)) => {
-                let (b, h) = (self.fresh("key"), self.fresh("key"));
+                let (keys, at) = (self.fresh("keys"), self.fresh("at"));
                 (
                     vec![
-                        syn::parse_quote!(let #b = { let #binding = #before; #key };),
-                        syn::parse_quote!(let #h = { let #binding = #here; #key };),
+                        syn::parse_quote!(let mut #keys = ::std::vec::Vec::with_capacity(#v.len());),
+                        syn::parse_quote! {
+                            for #at in 0..#v.len() {
+                                let #binding = #v[#at];
+                                #keys.push(#key);
+                            }
+                        },
                     ],
-                    syn::parse_quote!(#b),
-                    syn::parse_quote!(#h),
+                    syn::parse_quote!(&#keys),
                 )
             }
         };
-        // `compare(v[at - 1], v[at]) == Greater`: `replaces` of `min_by` is that comparison.
-        let greater = compare.replaces(false, &key_before, &key_here);
-        let check: Option<Stmt> = matches!(compare, Compare::Partial(_)).then(|| {
-            syn::parse_quote! {
-                assert!(
-                    #key_before == #key_before && #key_here == #key_here,
-                    "called `Option::unwrap()` on a `None` value"
-                );
-            }
-        });
+        let (helper, descending) = match compare {
+            Compare::Partial(descending) => (format_ident!("stable_order_partial"), descending),
+            Compare::Total(descending) => (format_ident!("stable_order_total"), descending),
+            // The keys of `sort_by_key`, of an `Ord` type, which `partial_cmp` orders the same.
+            Compare::Ord => (format_ident!("stable_order_partial"), false),
+        };
         let span = m.method.span();
         Some(syn::parse_quote_spanned! {span=>
-            for #sorted in 1..#v.len() {
-                let mut #at: usize = #sorted;
-                while #at > 0 {
-                    #(#keys)*
-                    #check
-                    if !(#greater) {
-                        break;
-                    }
-                    let #moved = #before;
-                    #before = #here;
-                    #here = #moved;
-                    #at -= 1;
+            {
+                #(#keys)*
+                let #order: ::std::vec::Vec<usize> = ::autodiff::__private::#helper(#compared, #descending);
+                let #unsorted = #v.to_vec();
+                for #k in 0..#v.len() {
+                    #v[#k] = #unsorted[#order[#k]];
                 }
             }
         })
@@ -167,40 +174,11 @@ fn keyed(arg: &Expr) -> Option<(Compare, (syn::Ident, Expr))> {
     let Expr::Closure(c) = strip_parens(arg) else {
         return None;
     };
-    if c.inputs.len() != 2 || c.capture.is_some() {
-        return None;
-    }
-    let c = crate::chains::by_value(c);
-    let name = |p: &syn::Pat| match p {
-        syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => Some(i.ident.clone()),
-        _ => None,
-    };
-    let (a, b) = (name(&c.inputs[0])?, name(&c.inputs[1])?);
-    let mut body = strip_parens(&c.body);
-    if let Expr::Block(block) = body {
-        match block.block.stmts.as_slice() {
-            [Stmt::Expr(e, None)] if block.label.is_none() => body = strip_parens(e),
-            _ => return None,
-        }
-    }
-    let (call, partial) = match body {
-        Expr::MethodCall(u) if u.method == "unwrap" && u.args.is_empty() => {
-            (strip_parens(&u.receiver), true)
-        }
-        other => (other, false),
-    };
-    let Expr::MethodCall(call) = call else {
-        return None;
-    };
-    let expected = if partial { "partial_cmp" } else { "total_cmp" };
-    if call.method != expected || call.args.len() != 1 || call.turbofish.is_some() {
-        return None;
-    }
-    let p = strip_parens(&call.receiver).clone();
-    let q = match strip_parens(&call.args[0]) {
-        Expr::Reference(r) if r.mutability.is_none() => strip_parens(&r.expr).clone(),
-        other => other.clone(),
-    };
+    let Comparison {
+        partial,
+        params: (a, b),
+        compared: (p, q),
+    } = comparison(&crate::chains::by_value(c))?;
     // `p` of `a` alone and `q` the same of `b` (ascending), or the other way (descending).
     let of = |e: &Expr, x: &syn::Ident, y: &syn::Ident, other: &Expr| {
         let tokens = e.to_token_stream();
@@ -220,6 +198,25 @@ fn keyed(arg: &Expr) -> Option<(Compare, (syn::Ident, Expr))> {
         false => Compare::Total(reversed),
     };
     Some((compare, (binding, key)))
+}
+
+// Input:  |&i| group[i]             |a| (a * 8.0) as i64
+// Output: (i, group[i])             (a, (a * 8.0) as i64)
+/// A key function of one parameter: the binding of the element by value (`chains::by_value`) and the key.
+fn key_function(arg: &Expr) -> Option<(syn::Ident, Expr)> {
+    let Expr::Closure(c) = strip_parens(arg) else {
+        return None;
+    };
+    if c.inputs.len() != 1 || c.capture.is_some() {
+        return None;
+    }
+    let c = crate::chains::by_value(c);
+    match &c.inputs[0] {
+        syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
+            Some((i.ident.clone(), (*c.body).clone()))
+        }
+        _ => None,
+    }
 }
 
 /// `e` with the name `from` replaced by `to` wherever a path is that name alone.
@@ -285,21 +282,30 @@ mod tests {
     }
 
     #[test]
-    fn a_sort_is_an_insertion_sort_by_adjacent_swaps_that_moves_only_past_greater_elements() {
+    fn a_sort_is_its_permutation_then_a_gather_of_a_copy() {
         let (out, errors) = rewrite("{ v.sort_by(|a, b| a.partial_cmp(b).unwrap()); v[0] }");
         assert!(errors.is_empty(), "{errors:?}");
-        assert!(out.contains("for __sorted_1 in 1 .. v . len ()"), "{out}");
-        assert!(out.contains("if ! (v [__at_2 - 1] > v [__at_2])"), "{out}");
-        assert!(out.contains("assert !"), "{out}");
+        assert!(
+            out.contains(
+                "let __order_1 : :: std :: vec :: Vec < usize > = :: autodiff :: __private :: stable_order_partial (& v , false) ;"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("let __unsorted_2 = v . to_vec () ;"), "{out}");
+        assert!(
+            out.contains(
+                "for __k_3 in 0 .. v . len () { v [__k_3] = __unsorted_2 [__order_1 [__k_3]] ; }"
+            ),
+            "{out}"
+        );
         assert!(!out.contains("sort_by"), "{out}");
-        // Descending, by `total_cmp`: no NaN assertion, the comparison reversed.
+        // Descending, by `total_cmp`: the total order's helper (no panic on a NaN), reversed.
         let (out, errors) = rewrite("{ v.sort_unstable_by(|a, b| b.total_cmp(a)); }");
         assert!(errors.is_empty(), "{errors:?}");
-        assert!(!out.contains("assert !"), "{out}");
-        assert!(out.contains("v [__at_2] > v [__at_2 - 1]"), "{out}");
+        assert!(out.contains("stable_order_total (& v , true)"), "{out}");
         let (out, errors) = rewrite("{ w.sort_by(f64::total_cmp); }");
         assert!(
-            errors.is_empty() && out.contains("is_sign_positive"),
+            errors.is_empty() && out.contains("stable_order_total (& w , false)"),
             "{out}"
         );
     }
@@ -313,16 +319,32 @@ mod tests {
         assert!(errors[0].contains("with the comparator"), "{errors:?}");
         let (_, errors) = rewrite("{ m[0].sort_by(|a, b| a.total_cmp(b)); }");
         assert_eq!(errors.len(), 1, "{errors:?}");
-        // A key of each element, the same for both (an argsort): compared as bound once each.
+        // A key of each element, the same for both (an argsort): the keys gathered once each, sorted.
         let (out, errors) = rewrite("{ idx.sort_by(|&i, &j| x[j].partial_cmp(&x[i]).unwrap()); }");
         assert!(errors.is_empty(), "{errors:?}");
         assert!(
-            out.contains("let __key_4 = { let i = idx [__at_2 - 1] ; x [i] } ;"),
+            out.contains("for __at_5 in 0 .. idx . len () { let i = idx [__at_5] ; __keys_4 . push (x [i]) ; }"),
             "{out}"
         );
-        assert!(out.contains("if ! (__key_5 > __key_4)"), "{out}");
+        assert!(
+            out.contains("stable_order_partial (& __keys_4 , true)"),
+            "{out}"
+        );
         let (_, errors) = rewrite("{ idx.sort_by(|&i, &j| x[i].partial_cmp(&y[j]).unwrap()); }");
         assert_eq!(errors.len(), 1, "{errors:?}");
+        // A key function, of an `Ord` type: its keys gathered, sorted stably.
+        let (out, errors) = rewrite("{ idx.sort_by_key(|&i| i % 2); }");
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(
+            out.contains("let i = idx [__at_5] ; __keys_4 . push (i % 2) ;")
+                && out.contains("stable_order_partial (& __keys_4 , false)"),
+            "{out}"
+        );
+        let (_, errors) = rewrite("{ idx.sort_unstable_by_key(|&i| i % 2); }");
+        assert!(
+            errors[0].contains("not `sort_unstable_by_key`"),
+            "{errors:?}"
+        );
         // Not a sort: left alone.
         let (out, errors) = rewrite("{ v.sort(); }");
         assert!(errors.is_empty() && out.contains("v . sort ()"), "{out}");

@@ -742,31 +742,12 @@ pub(crate) fn comparator(arg: &Expr) -> Option<Compare> {
                 _ => None,
             }
         }
-        Expr::Closure(c) if c.inputs.len() == 2 && c.capture.is_none() => {
-            let param = |p: &Pat| -> Option<syn::Ident> {
-                match p {
-                    Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
-                        Some(i.ident.clone())
-                    }
-                    Pat::Reference(r) => match &*r.pat {
-                        Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
-                            Some(i.ident.clone())
-                        }
-                        _ => None,
-                    },
-                    Pat::Type(t) => match &*t.pat {
-                        Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
-                            Some(i.ident.clone())
-                        }
-                        _ => None,
-                    },
-                    _ => None,
-                }
-            };
-            let (a, b) = (param(&c.inputs[0])?, param(&c.inputs[1])?);
-            if a == b {
-                return None;
-            }
+        Expr::Closure(c) => {
+            let Comparison {
+                partial,
+                params: (a, b),
+                compared: (p, q),
+            } = comparison(c)?;
             // `p`, `&p`, `*p`: the parameter named.
             let named = |e: &Expr| -> Option<syn::Ident> {
                 match strip_parens(e) {
@@ -784,30 +765,8 @@ pub(crate) fn comparator(arg: &Expr) -> Option<Compare> {
                     _ => None,
                 }
             };
-            let body = match strip_parens(&c.body) {
-                Expr::Block(b) if b.block.stmts.len() == 1 && b.label.is_none() => {
-                    match &b.block.stmts[0] {
-                        Stmt::Expr(e, None) => e,
-                        _ => return None,
-                    }
-                }
-                other => other,
-            };
-            let (call, partial) = match strip_parens(body) {
-                Expr::MethodCall(u) if u.method == "unwrap" && u.args.is_empty() => {
-                    (strip_parens(&u.receiver), true)
-                }
-                other => (other, false),
-            };
-            let Expr::MethodCall(call) = call else {
-                return None;
-            };
-            let expected = if partial { "partial_cmp" } else { "total_cmp" };
-            if call.method != expected || call.args.len() != 1 || call.turbofish.is_some() {
-                return None;
-            }
-            let (p, q) = (named(&call.receiver)?, named(&call.args[0])?);
-            let reversed = if (p == a, q == b) == (true, true) {
+            let (p, q) = (named(&p)?, named(&q)?);
+            let reversed = if p == a && q == b {
                 false
             } else if p == b && q == a {
                 true
@@ -821,6 +780,74 @@ pub(crate) fn comparator(arg: &Expr) -> Option<Compare> {
         }
         _ => None,
     }
+}
+
+/// A comparator closure of two parameters, `|a, b| p.partial_cmp(&q).unwrap()` or `|a, b| p.total_cmp(&q)`
+/// (its body in a block or not): whether it is the former, its parameters' names, and what it compares
+/// (`p`, and `q` without its `&`). `comparator` reads the elements compared themselves from it, and
+/// `sorts::keyed` a key of each (`x[i]`, `a.abs()`).
+pub(crate) struct Comparison {
+    pub(crate) partial: bool,
+    pub(crate) params: (syn::Ident, syn::Ident),
+    pub(crate) compared: (Expr, Expr),
+}
+
+// Input:  |a, b| b.partial_cmp(a).unwrap()           |&i, &j| x[i].total_cmp(&x[j])
+// Output: Comparison { partial: true, params: (a, b), compared: (b, a) }
+//         Comparison { partial: false, params: (i, j), compared: (x[i], x[j]) }
+/// The [`Comparison`] closure `c` is, if it is one.
+pub(crate) fn comparison(c: &syn::ExprClosure) -> Option<Comparison> {
+    if c.inputs.len() != 2 || c.capture.is_some() {
+        return None;
+    }
+    // `a`, `&a`, `a: &f64`: the name bound.
+    let param = |p: &Pat| -> Option<syn::Ident> {
+        let ident = |p: &Pat| match p {
+            Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => Some(i.ident.clone()),
+            _ => None,
+        };
+        match p {
+            Pat::Reference(r) => ident(&r.pat),
+            Pat::Type(t) => ident(&t.pat),
+            other => ident(other),
+        }
+    };
+    let (a, b) = (param(&c.inputs[0])?, param(&c.inputs[1])?);
+    if a == b {
+        return None;
+    }
+    let body = match strip_parens(&c.body) {
+        Expr::Block(b) if b.block.stmts.len() == 1 && b.label.is_none() => {
+            match &b.block.stmts[0] {
+                Stmt::Expr(e, None) => e,
+                _ => return None,
+            }
+        }
+        other => other,
+    };
+    let (call, partial) = match strip_parens(body) {
+        Expr::MethodCall(u) if u.method == "unwrap" && u.args.is_empty() => {
+            (strip_parens(&u.receiver), true)
+        }
+        other => (other, false),
+    };
+    let Expr::MethodCall(call) = call else {
+        return None;
+    };
+    let expected = if partial { "partial_cmp" } else { "total_cmp" };
+    if call.method != expected || call.args.len() != 1 || call.turbofish.is_some() {
+        return None;
+    }
+    let p = strip_parens(&call.receiver).clone();
+    let q = match strip_parens(&call.args[0]) {
+        Expr::Reference(r) if r.mutability.is_none() => strip_parens(&r.expr).clone(),
+        other => other.clone(),
+    };
+    Some(Comparison {
+        partial,
+        params: (a, b),
+        compared: (p, q),
+    })
 }
 
 /// `e` without the `&` of a shared reference: the value std's reference arithmetic reads.
