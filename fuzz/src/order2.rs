@@ -665,6 +665,19 @@ fn float_scalar(ty: &syn::Type, generics: &syn::Generics) -> bool {
     ident == "f64" || ident == "f32" || float_params(generics).contains(&ident.to_string())
 }
 
+/// Is `ty` a float scalar (`f64`, `f32`, a float type parameter) or a shared reference to one?
+fn scalar_type(ty: &syn::Type, floats: &[String]) -> bool {
+    match ty {
+        syn::Type::Reference(r) => r.mutability.is_none() && scalar_type(&r.elem, floats),
+        syn::Type::Paren(p) => scalar_type(&p.elem, floats),
+        syn::Type::Path(p) if p.qself.is_none() => p
+            .path
+            .get_ident()
+            .is_some_and(|i| i == "f64" || i == "f32" || floats.contains(&i.to_string())),
+        _ => false,
+    }
+}
+
 /// The harness function of check `id`, `__o2_dispatch_<id>(config, source, ask) -> Eval`, around `body`
 /// (which reads `__c`, `__src` and `__ask`).
 fn dispatch(id: usize, body: proc_macro2::TokenStream) -> syn::Item {
@@ -1239,49 +1252,82 @@ impl Rewriter<'_> {
         receiver: Option<&Receiver>,
     ) -> Option<syn::Item> {
         let tangents = forward_checked(twin, wrt.as_deref(), self.shapes, receiver);
-        let (lets, args, _) = self.arguments(id, twin, wrt, receiver, None)?;
+        let (lets, args, _, one_scalar) = self.arguments(id, twin, wrt, receiver, None)?;
         let name = &twin.sig.ident;
-        let grad = format_ident!("{name}_grad");
-        let jvp = format_ident!("{name}_jvp");
-        let hessian = format_ident!("{name}_hessian");
-        let (value, grad, jvp, hessian) = match receiver {
+        let item = |suffix: &str| {
+            let item = format_ident!("{name}_{suffix}");
+            match receiver {
+                Some(r) => {
+                    let ty = &r.self_ty;
+                    quote!(<#ty>::#item)
+                }
+                None => quote!(#item),
+            }
+        };
+        let value = match receiver {
             Some(r) => {
                 let ty = &r.self_ty;
-                (
-                    quote!(<#ty>::#name),
-                    quote!(<#ty>::#grad),
-                    quote!(<#ty>::#jvp),
-                    quote!(<#ty>::#hessian),
-                )
+                quote!(<#ty>::#name)
             }
-            None => (quote!(#name), quote!(#grad), quote!(#jvp), quote!(#hessian)),
+            None => quote!(#name),
         };
+        let (grad, jvp, hessian) = (item("grad"), item("jvp"), item("hessian"));
+        let (hvp, grad_into) = (item("hvp"), item("grad_into"));
         // Forward mode against reverse mode: `f_jvp` for a fixed tangent shaped like the gradient against
         // the gradient's inner product with it.
         let tangent = if tangents {
             quote! {
-                let __gradient = {
-                    let __src = &mut __src.replay();
-                    #(#lets)*
-                    #grad(#(#args),*).1
-                };
-                let __t = crate::support::Cotangent::cotangent(&__gradient, &mut 0);
-                #(#lets)*
                 let (_, __dv) = #jvp(#(#args,)* ::core::clone::Clone::clone(&__t));
                 crate::support::Eval::tangent(__dv, &__gradient, &__t)
             }
         } else {
             quote!(crate::support::Eval::without_hessian())
         };
+        // `f_derivatives`, emitted for one scalar active input alone.
+        let derivatives = if one_scalar {
+            let derivatives = item("derivatives");
+            quote! {
+                crate::support::Ask::Derivatives => {
+                    crate::support::Eval::derivatives(&#derivatives(#(#args),*)[..])
+                }
+            }
+        } else {
+            quote!()
+        };
         Some(dispatch(
             id,
             quote! {
-                if __ask == crate::support::Ask::Tangent {
-                    return { #tangent };
+                // The items that take a tangent or buffers shaped like the gradient: `f_grad`'s at the
+                // same point, made again, gives the shape.
+                if let crate::support::Ask::Tangent
+                | crate::support::Ask::Hvp
+                | crate::support::Ask::Into(_) = __ask
+                {
+                    let __gradient = {
+                        let __src = &mut __src.replay();
+                        #(#lets)*
+                        #grad(#(#args),*).1
+                    };
+                    let __t = crate::support::Cotangent::cotangent(&__gradient, &mut 0);
+                    #(#lets)*
+                    return match __ask {
+                        crate::support::Ask::Hvp => {
+                            let __v = crate::support::Cotangent::cotangent(&__gradient, &mut 0);
+                            let (__r, __g, __hv) = #hvp(#(#args,)* __v);
+                            crate::support::Eval::hvp(__r, &__g, &__hv, &__t)
+                        }
+                        crate::support::Ask::Into(__fill) => {
+                            let mut __b = __gradient;
+                            crate::support::Fill::fill(&mut __b, __fill);
+                            let __r = #grad_into(#(#args,)* crate::support::BufferOf::buffer_of(&mut __b));
+                            crate::support::Eval::new(__r, &__b, None::<&::std::vec::Vec<f64>>)
+                        }
+                        _ => { #tangent }
+                    };
                 }
                 #(#lets)*
                 match __ask {
-                    crate::support::Ask::Tangent => crate::support::Eval::without_hessian(),
+                    #derivatives
                     crate::support::Ask::Hessian => {
                         let (__v, __g, __h) = #hessian(#(#args),*);
                         crate::support::Eval::new(__v, &__g, Some(&__h))
@@ -1294,6 +1340,7 @@ impl Rewriter<'_> {
                         let __v = #value(#(#args),*);
                         crate::support::Eval::new(__v, &::std::vec::Vec::<f64>::new(), None::<&::std::vec::Vec<::std::vec::Vec<f64>>>)
                     }
+                    _ => crate::support::Eval::without_hessian(),
                 }
             },
         ))
@@ -1344,17 +1391,39 @@ impl Rewriter<'_> {
         wrt: Option<Vec<String>>,
         receiver: Option<&Receiver>,
     ) -> Option<syn::Item> {
-        let (lets, args, ret) = self.arguments(id, f, wrt, receiver, Some(ret))?;
+        // `f_jacobian` is emitted for a `Vec` or array result (API.md; `vjp_check` has no output
+        // parameters).
+        let array = |ty: &syn::Type| match ty {
+            syn::Type::Array(_) => true,
+            syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "Vec"),
+            _ => false,
+        };
+        let rows = match ret {
+            syn::Type::Paren(p) => array(&p.elem),
+            other => array(other),
+        };
+        let (lets, args, ret, _) = self.arguments(id, f, wrt, receiver, Some(ret))?;
         let ret = ret?;
         let single = ret.to_token_stream().to_string().contains("f32");
         let name = &f.sig.ident;
         let vjp = format_ident!("{name}_vjp");
-        let (value, vjp) = match receiver {
+        let jacobian = format_ident!("{name}_jacobian");
+        let (value, vjp, jacobian) = match receiver {
             Some(r) => {
                 let ty = &r.self_ty;
-                (quote!(<#ty>::#name), quote!(<#ty>::#vjp))
+                (quote!(<#ty>::#name), quote!(<#ty>::#vjp), quote!(<#ty>::#jacobian))
             }
-            None => (quote!(#name), quote!(#vjp)),
+            None => (quote!(#name), quote!(#vjp), quote!(#jacobian)),
+        };
+        // Its rows through the cotangent against `f_vjp`'s gradient for it.
+        let jacobian = if rows {
+            quote! {
+                crate::support::Ask::Jacobian => {
+                    crate::support::Eval::jacobian(&#jacobian(#(#args),*), &__d, #single)
+                }
+            }
+        } else {
+            quote!()
         };
         Some(dispatch(
             id,
@@ -1371,9 +1440,7 @@ impl Rewriter<'_> {
                 let __d = crate::support::Cotangent::cotangent(&__shape, &mut 0);
                 #(#lets)*
                 match __ask {
-                    crate::support::Ask::Hessian | crate::support::Ask::Tangent => {
-                        crate::support::Eval::without_hessian()
-                    }
+                    #jacobian
                     crate::support::Ask::Gradient => {
                         let (__v, __g) = #vjp(#(#args,)* ::core::clone::Clone::clone(&__d));
                         crate::support::Eval::projected(&__v, &__d, &__g, #single)
@@ -1382,13 +1449,16 @@ impl Rewriter<'_> {
                         let __v: #ret = #value(#(#args),*);
                         crate::support::Eval::projected(&__v, &__d, &::std::vec::Vec::<f64>::new(), #single)
                     }
+                    _ => crate::support::Eval::without_hessian(),
                 }
             },
         ))
     }
 
     /// The `let`s that make the arguments of `f` from the point (`__src`) and the arguments themselves,
-    /// and the type `ret` (a result) with the harness's choices of float and const parameters, or `None`
+    /// the type `ret` (a result) with the harness's choices of float and const parameters, and whether
+    /// the one active input is a float scalar (so that `f_derivatives` exists: one float parameter, by
+    /// value or `&`, active, no other active parameter, no output parameter, no active `self`), or `None`
     /// (the entry's `no_numerics` says why) if the harness cannot make them.
     #[allow(clippy::type_complexity)]
     fn arguments(
@@ -1402,6 +1472,7 @@ impl Rewriter<'_> {
         Vec<proc_macro2::TokenStream>,
         Vec<proc_macro2::TokenStream>,
         Option<syn::Type>,
+        bool,
     )> {
         let mut floats = float_params(&twin.sig.generics);
         floats.extend(receiver.iter().flat_map(|r| r.floats.iter().cloned()));
@@ -1434,6 +1505,8 @@ impl Rewriter<'_> {
         };
         let mut lets = Vec::new();
         let mut args = Vec::new();
+        // Active inputs: how many are float scalars, and how many are anything else (or outputs).
+        let (mut scalars, mut others) = (0usize, 0usize);
         for (k, input) in twin.sig.inputs.iter().enumerate() {
             let local = format_ident!("__p{k}");
             let t = match (input, receiver) {
@@ -1449,6 +1522,7 @@ impl Rewriter<'_> {
                         && wrt.as_ref().is_some_and(|w| w.iter().any(|n| n == "self"));
                     let ty = &recv.self_ty;
                     let mutable = r.reference.is_some() && r.mutability.is_some();
+                    others += usize::from(active || mutable);
                     lets.push(if mutable {
                         quote!(let mut #local: #ty = __src.take(#active, __c);)
                     } else {
@@ -1483,6 +1557,11 @@ impl Rewriter<'_> {
                 _ => String::new(),
             };
             let active = float && wrt.as_ref().is_none_or(|w| w.contains(&name));
+            if pass == Pass::Mutable || (active && !scalar_type(&param_ty, &scope.floats)) {
+                others += 1;
+            } else if active {
+                scalars += 1;
+            }
             args.push(match pass {
                 // Moved (a struct need not be `Clone`): the harness makes its values anew for each call.
                 Pass::Value => argument(&param_ty, quote!(#local)),
@@ -1516,7 +1595,7 @@ impl Rewriter<'_> {
             }
             None => None,
         };
-        Some((lets, args, ret))
+        Some((lets, args, ret, scalars == 1 && others == 0))
     }
 
     /// `items` between the markers of the harness function of twin `id`: an error there drops its check.
@@ -1967,8 +2046,10 @@ fn report(
     let mut failing: BTreeSet<String> = BTreeSet::new();
     let (mut compiled, mut ok, mut wrong, mut panicked, mut noinput, mut unchecked) =
         (0, 0, 0, 0, 0, 0);
-    // Of those that match, how many had their `f_jvp` checked against `f_grad` too.
+    // Of those that match, how many had their `f_jvp` checked against `f_grad` too, and their `f_hvp`,
+    // `f_grad_into`, `f_derivatives` against `f_grad` and `f_hessian`.
     let mut forward = 0usize;
+    let (mut hvp, mut into, mut derivatives) = (0usize, 0usize, 0usize);
     for e in &in_scope {
         if let Some((key, _)) = &e.compile_error {
             by_cause
@@ -1983,6 +2064,9 @@ fn report(
             Some(r) if r.starts_with("ok") => {
                 ok += 1;
                 forward += usize::from(r.contains("f_jvp too"));
+                hvp += usize::from(r.contains("f_hvp too"));
+                into += usize::from(r.contains("f_grad_into too"));
+                derivatives += usize::from(r.contains("f_derivatives too"));
             }
             Some(r) if r.starts_with("wrong") => {
                 wrong += 1;
@@ -1991,6 +2075,12 @@ fn report(
                     "wrong gradient (against central differences of the value)"
                 } else if r.starts_with("wrong f_jvp") {
                     "wrong f_jvp (against f_grad along a tangent)"
+                } else if r.starts_with("wrong f_hvp") {
+                    "wrong f_hvp (against f_hessian times a tangent, f_grad)"
+                } else if r.starts_with("wrong f_grad_into") {
+                    "wrong f_grad_into (against f_grad, into buffers of garbage)"
+                } else if r.starts_with("wrong f_derivatives") {
+                    "wrong f_derivatives (against f_grad and f_hessian)"
                 } else {
                     "wrong Hessian"
                 };
@@ -2020,17 +2110,22 @@ fn report(
                     .any(|f| e.name.starts_with(&format!("{f}::")))
         })
         .collect();
-    let (mut several_ok, mut several_wrong, mut several_other) = (0, 0, 0);
+    let (mut several_ok, mut several_wrong, mut several_other, mut jacobians) = (0, 0, 0, 0);
     for e in &several {
         match e.result.as_deref() {
-            Some(r) if r.starts_with("ok") => several_ok += 1,
+            Some(r) if r.starts_with("ok") => {
+                several_ok += 1;
+                jacobians += usize::from(r.contains("f_jacobian too"));
+            }
             Some(r) if r.starts_with("wrong") || r.starts_with("panic") => {
                 several_wrong += 1;
                 failing.insert(e.name.clone());
-                by_cause
-                    .entry("wrong f_vjp of a function of several results (first order)".into())
-                    .or_default()
-                    .push(e);
+                let cause = if r.starts_with("wrong f_jacobian") || r.starts_with("panic Jacobian") {
+                    "wrong f_jacobian of a function of several results (against f_vjp through a cotangent)"
+                } else {
+                    "wrong f_vjp of a function of several results (first order)"
+                };
+                by_cause.entry(cause.into()).or_default().push(e);
             }
             other => {
                 several_other += 1;
@@ -2153,10 +2248,17 @@ fn report(
          inner product with it (the others take an output parameter or a type the harness makes no tangent of)"
     );
     println!(
+        "order2: other items of the {ok} that match: {hvp} with f_hvp along a tangent equal to f_hessian times it, \
+         {into} with f_grad_into writing f_grad's floats bit for bit into buffers of garbage, {derivatives} \
+         with f_derivatives equal to f, f_grad and f_hessian (those of one scalar input)"
+    );
+    println!(
         "order2: first order, functions of several results: {} checked, {} f_vjp match central differences \
-         of the result through a cotangent, {} wrong or panicked, {} without inputs found or not callable",
+         of the result through a cotangent ({} of them with f_jacobian, a Vec or array result, equal to f_vjp \
+         through the cotangent), {} wrong or panicked, {} without inputs found or not callable",
         several.len(),
         several_ok,
+        jacobians,
         several_wrong,
         several_other,
     );
