@@ -2071,14 +2071,14 @@ fn report(
             Some(r) if r.starts_with("wrong") => {
                 wrong += 1;
                 failing.insert(e.name.clone());
-                let cause = if r.starts_with("wrong f_grad") {
+                let cause = if r.starts_with("wrong f_grad_into") {
+                    "wrong f_grad_into (against f_grad, into buffers of garbage)"
+                } else if r.starts_with("wrong f_grad") {
                     "wrong gradient (against central differences of the value)"
                 } else if r.starts_with("wrong f_jvp") {
                     "wrong f_jvp (against f_grad along a tangent)"
                 } else if r.starts_with("wrong f_hvp") {
                     "wrong f_hvp (against f_hessian times a tangent, f_grad)"
-                } else if r.starts_with("wrong f_grad_into") {
-                    "wrong f_grad_into (against f_grad, into buffers of garbage)"
                 } else if r.starts_with("wrong f_derivatives") {
                     "wrong f_derivatives (against f_grad and f_hessian)"
                 } else {
