@@ -334,6 +334,36 @@ impl<'a, T> BufferOf<'a, Vec<T>> for &'a mut [T] {
     }
 }
 
+/// An output's cotangent as `f_vjp` takes it (`Self`), made from a value `G` shaped like the output:
+/// `&[T]` of a `Vec`, `&[T; N]` of an array, the float itself of a float output.
+pub trait ArgOf<'a, G> {
+    fn arg_of(g: &'a G) -> Self;
+}
+
+impl<'a, G> ArgOf<'a, G> for &'a G {
+    fn arg_of(g: &'a G) -> Self {
+        g
+    }
+}
+
+impl<'a, T> ArgOf<'a, Vec<T>> for &'a [T] {
+    fn arg_of(g: &'a Vec<T>) -> Self {
+        &g[..]
+    }
+}
+
+impl ArgOf<'_, f64> for f64 {
+    fn arg_of(g: &f64) -> Self {
+        *g
+    }
+}
+
+impl ArgOf<'_, f32> for f32 {
+    fn arg_of(g: &f32) -> Self {
+        *g
+    }
+}
+
 macro_rules! buffers {
     ($(($($t:ident $g:ident),*)),*) => {$(
         #[allow(non_snake_case)]

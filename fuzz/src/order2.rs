@@ -1348,7 +1348,8 @@ impl Rewriter<'_> {
 
     /// The first-order check of `f` if `twin` made an entry for it (from index `before` on) and left it out
     /// only because its result is not one float: a `#[differentiable]` function returning a tuple, array
-    /// or `Vec`, without output parameters (`vjp_check`).
+    /// or `Vec`, or writing output parameters (`&mut` parameters; not `&mut self`) beside its result or
+    /// `()` (`vjp_check`).
     fn first_order(
         &mut self,
         before: usize,
@@ -1361,16 +1362,21 @@ impl Rewriter<'_> {
         if e.kind != Kind::Differentiable || e.out_of_scope.is_none() {
             return None;
         }
-        let syn::ReturnType::Type(_, ret) = &f.sig.output else {
-            return None;
-        };
-        let writes = f.sig.inputs.iter().any(|i| match i {
-            syn::FnArg::Typed(t) => {
-                matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_some())
+        let ret = match &f.sig.output {
+            syn::ReturnType::Type(_, ret) if !matches!(&**ret, syn::Type::Tuple(t) if t.elems.is_empty()) => {
+                Some(&**ret)
             }
-            syn::FnArg::Receiver(r) => r.mutability.is_some(),
-        });
-        if writes || matches!(&**ret, syn::Type::Tuple(t) if t.elems.is_empty()) {
+            _ => None,
+        };
+        let outputs = f.sig.inputs.iter().filter(|i| matches!(i,
+            syn::FnArg::Typed(t) if matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_some())
+        ));
+        let mutable_self = f
+            .sig
+            .inputs
+            .iter()
+            .any(|i| matches!(i, syn::FnArg::Receiver(r) if r.mutability.is_some()));
+        if mutable_self || (ret.is_none() && outputs.count() == 0) {
             return None;
         }
         let check = self.vjp_check(id, f, ret, wrt, receiver)?;
@@ -1379,32 +1385,46 @@ impl Rewriter<'_> {
     }
 
     /// The harness function of `f` (first order, not a twin), a `#[differentiable]` function whose result
-    /// `ret` is not one float (a tuple, an array, a `Vec`) and which has no output parameter:
-    /// `__o2_dispatch_<id>(config, source, ask)` gives as its value the inner product of `f`'s result with
-    /// a fixed cotangent `d` shaped like it (`support::Cotangent`), and as its gradient `f_vjp`'s for that
-    /// `d`, so that the check compares `f_vjp` with central differences of `<d, f(x)>`; it has no Hessian.
+    /// `ret` is not one float (a tuple, an array, a `Vec`; `None` for `()`) or which writes output
+    /// parameters: `__o2_dispatch_<id>(config, source, ask)` gives as its value the inner product of `f`'s
+    /// results (its result and the final values of its outputs, in declaration order) with a fixed
+    /// cotangent `d` shaped like them (`support::Cotangent`), and as its gradient `f_vjp`'s for that `d`
+    /// (`d_ret`, then one `d_out` per output), so that the check compares `f_vjp` with central differences
+    /// of `<d, f(x)>`; it has no Hessian. Where `f_jacobian` exists (a `Vec` or array result and no output,
+    /// or `()` and one output), its rows seen through `d` are compared with `f_vjp`'s gradient.
     fn vjp_check(
         &mut self,
         id: usize,
         f: &syn::ItemFn,
-        ret: &syn::Type,
+        ret: Option<&syn::Type>,
         wrt: Option<Vec<String>>,
         receiver: Option<&Receiver>,
     ) -> Option<syn::Item> {
-        // `f_jacobian` is emitted for a `Vec` or array result (API.md; `vjp_check` has no output
-        // parameters).
+        // The output parameters' locals (`__p<k>`, as `arguments` names them).
+        let outs: Vec<syn::Ident> = f
+            .sig
+            .inputs
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| matches!(i,
+                syn::FnArg::Typed(t) if matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_some())
+            ))
+            .map(|(k, _)| format_ident!("__p{k}"))
+            .collect();
         let array = |ty: &syn::Type| match ty {
             syn::Type::Array(_) => true,
             syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "Vec"),
             _ => false,
         };
+        // `f_jacobian` is emitted for a `Vec` or array result without outputs, or `()` and one output
+        // (API.md).
         let rows = match ret {
-            syn::Type::Paren(p) => array(&p.elem),
-            other => array(other),
+            Some(syn::Type::Paren(p)) => outs.is_empty() && array(&p.elem),
+            Some(other) => outs.is_empty() && array(other),
+            None => outs.len() == 1,
         };
-        let (lets, args, ret, _) = self.arguments(id, f, wrt, receiver, Some(ret))?;
-        let ret = ret?;
-        let single = ret.to_token_stream().to_string().contains("f32");
+        let (lets, args, ret, _) = self.arguments(id, f, wrt, receiver, ret)?;
+        let single = f.sig.to_token_stream().to_string().contains("f32");
         let name = &f.sig.ident;
         let vjp = format_ident!("{name}_vjp");
         let jacobian = format_ident!("{name}_jacobian");
@@ -1425,29 +1445,48 @@ impl Rewriter<'_> {
         } else {
             quote!()
         };
+        // The results: `__r` (the returned value, if not `()`), then the outputs; the cotangent `__d` is a
+        // tuple of one for each, `d_ret` passed by value, each `d_out` as `f_vjp` takes it
+        // (`support::ArgOf`: `&[T]`, `&[T; N]`, or a float).
+        let results: Vec<proc_macro2::TokenStream> = ret
+            .iter()
+            .map(|_| quote!(__r))
+            .chain(outs.iter().map(|o| quote!(#o)))
+            .collect();
+        let offset = usize::from(ret.is_some());
+        let d_ret = ret.iter().map(|_| quote!(::core::clone::Clone::clone(&__d.0)));
+        let d_outs = (0..outs.len()).map(|k| {
+            let k = syn::Index::from(k + offset);
+            quote!(crate::support::ArgOf::arg_of(&__d.#k))
+        });
+        let (bind, vjp_result) = match &ret {
+            Some(ret) => (quote!(let __r: #ret), quote!((__r, __g))),
+            None => (quote!(let _), quote!(__g)),
+        };
         Some(dispatch(
             id,
             quote! {
                 if __ask == crate::support::Ask::Tangent {
                     return crate::support::Eval::without_hessian();
                 }
-                // The result's shape, for the cotangent, from a call on the same point made again.
-                let __shape: #ret = {
+                // The results' shapes, for the cotangent, from a call on the same point made again.
+                let __d = {
                     let __src = &mut __src.replay();
                     #(#lets)*
-                    #value(#(#args),*)
+                    #bind = #value(#(#args),*);
+                    let __k = &mut 0usize;
+                    (#(crate::support::Cotangent::cotangent(&#results, __k),)*)
                 };
-                let __d = crate::support::Cotangent::cotangent(&__shape, &mut 0);
                 #(#lets)*
                 match __ask {
                     #jacobian
                     crate::support::Ask::Gradient => {
-                        let (__v, __g) = #vjp(#(#args,)* ::core::clone::Clone::clone(&__d));
-                        crate::support::Eval::projected(&__v, &__d, &__g, #single)
+                        let #vjp_result = #vjp(#(#args,)* #(#d_ret,)* #(#d_outs),*);
+                        crate::support::Eval::projected(&(#(#results,)*), &__d, &__g, #single)
                     }
                     crate::support::Ask::Value => {
-                        let __v: #ret = #value(#(#args),*);
-                        crate::support::Eval::projected(&__v, &__d, &::std::vec::Vec::<f64>::new(), #single)
+                        #bind = #value(#(#args),*);
+                        crate::support::Eval::projected(&(#(#results,)*), &__d, &::std::vec::Vec::<f64>::new(), #single)
                     }
                     _ => crate::support::Eval::without_hessian(),
                 }
