@@ -474,6 +474,30 @@ impl Eval {
         }
     }
 
+    /// Forward mode against reverse mode for a function of several results: the tangents `dv` of its
+    /// results (`f_jvp`'s) seen through the cotangent `d` as the value, and `f_vjp`'s gradient `g` for `d`
+    /// seen through the tangent `t` as the one element of the gradient.
+    pub fn through<R: Flat, G: Flat>(dv: &R, d: &R, g: &G, t: &G) -> Self {
+        let inner = |a: Vec<f64>, b: Vec<f64>| {
+            if a.len() == b.len() {
+                a.iter().zip(&b).map(|(a, b)| a * b).sum()
+            } else {
+                f64::INFINITY
+            }
+        };
+        // (Lengths that differ give an infinite value, which the check reports, not NaN, which would
+        // read as a function without `f_jvp`.)
+        let value = inner(flat_of(dv), flat_of(d));
+        Eval {
+            value,
+            gradient: vec![inner(flat_of(g), flat_of(t))],
+            hessian: None,
+            single: false,
+            weights: Vec::new(),
+            product: Vec::new(),
+        }
+    }
+
     /// `f_hvp`'s value, gradient and product `hv` along the tangent `t` (`Ask::Hvp`).
     pub fn hvp<R: Flat + 'static, G: Flat>(value: R, gradient: &G, hv: &G, t: &G) -> Self {
         let mut e = Eval::new(value, gradient, None::<&Vec<f64>>);

@@ -1423,17 +1423,32 @@ impl Rewriter<'_> {
             Some(other) => outs.is_empty() && array(other),
             None => outs.len() == 1,
         };
+        // Is `f_jvp` checked: its tangent can be made (`forward_checked`, an output's `&mut` read as `&`)?
+        let mut shared = f.clone();
+        for input in &mut shared.sig.inputs {
+            if let syn::FnArg::Typed(t) = input {
+                if let syn::Type::Reference(r) = &mut *t.ty {
+                    r.mutability = None;
+                }
+            }
+        }
+        let tangents = forward_checked(&shared, wrt.as_deref(), self.shapes, receiver);
         let (lets, args, ret, _) = self.arguments(id, f, wrt, receiver, ret)?;
         let single = f.sig.to_token_stream().to_string().contains("f32");
         let name = &f.sig.ident;
-        let vjp = format_ident!("{name}_vjp");
+        let (vjp, jvp) = (format_ident!("{name}_vjp"), format_ident!("{name}_jvp"));
         let jacobian = format_ident!("{name}_jacobian");
-        let (value, vjp, jacobian) = match receiver {
+        let (value, vjp, jvp, jacobian) = match receiver {
             Some(r) => {
                 let ty = &r.self_ty;
-                (quote!(<#ty>::#name), quote!(<#ty>::#vjp), quote!(<#ty>::#jacobian))
+                (
+                    quote!(<#ty>::#name),
+                    quote!(<#ty>::#vjp),
+                    quote!(<#ty>::#jvp),
+                    quote!(<#ty>::#jacobian),
+                )
             }
-            None => (quote!(#name), quote!(#vjp), quote!(#jacobian)),
+            None => (quote!(#name), quote!(#vjp), quote!(#jvp), quote!(#jacobian)),
         };
         // Its rows through the cotangent against `f_vjp`'s gradient for it.
         let jacobian = if rows {
@@ -1463,12 +1478,43 @@ impl Rewriter<'_> {
             Some(ret) => (quote!(let __r: #ret), quote!((__r, __g))),
             None => (quote!(let _), quote!(__g)),
         };
+        let d_ret: Vec<proc_macro2::TokenStream> = d_ret.collect();
+        let d_outs: Vec<proc_macro2::TokenStream> = d_outs.collect();
+        // Forward mode against reverse mode: `f_jvp` along a tangent `t` shaped like the gradient, writing
+        // the outputs' tangents into buffers of garbage (which it must overwrite), seen through `d`, against
+        // `f_vjp`'s gradient for `d` seen through `t`.
+        let tangent = if tangents {
+            let touts: Vec<syn::Ident> = outs.iter().map(|o| format_ident!("{o}_t")).collect();
+            let (dv, tresults) = match &ret {
+                Some(_) => (quote!((_, __dv)), quote!(__dv,)),
+                None => (quote!(()), quote!()),
+            };
+            quote! {
+                let __g = {
+                    let __src = &mut __src.replay();
+                    #(#lets)*
+                    let #vjp_result = #vjp(#(#args,)* #(#d_ret,)* #(#d_outs),*);
+                    __g
+                };
+                let __t = crate::support::Cotangent::cotangent(&__g, &mut 0);
+                #(#lets)*
+                #(
+                    let mut #touts = ::core::clone::Clone::clone(&#outs);
+                    crate::support::Fill::fill(&mut #touts, 7.25);
+                )*
+                let #dv = #jvp(
+                    #(#args,)*
+                    ::core::clone::Clone::clone(&__t),
+                    #(crate::support::BufferOf::buffer_of(&mut #touts)),*
+                );
+                crate::support::Eval::through(&(#tresults #(#touts,)*), &__d, &__g, &__t)
+            }
+        } else {
+            quote!(crate::support::Eval::without_hessian())
+        };
         Some(dispatch(
             id,
             quote! {
-                if __ask == crate::support::Ask::Tangent {
-                    return crate::support::Eval::without_hessian();
-                }
                 // The results' shapes, for the cotangent, from a call on the same point made again.
                 let __d = {
                     let __src = &mut __src.replay();
@@ -1477,6 +1523,9 @@ impl Rewriter<'_> {
                     let __k = &mut 0usize;
                     (#(crate::support::Cotangent::cotangent(&#results, __k),)*)
                 };
+                if __ask == crate::support::Ask::Tangent {
+                    return { #tangent };
+                }
                 #(#lets)*
                 match __ask {
                     #jacobian
@@ -2149,18 +2198,22 @@ fn report(
                     .any(|f| e.name.starts_with(&format!("{f}::")))
         })
         .collect();
-    let (mut several_ok, mut several_wrong, mut several_other, mut jacobians) = (0, 0, 0, 0);
+    let (mut several_ok, mut several_wrong, mut several_other) = (0, 0, 0);
+    let (mut jacobians, mut several_forward) = (0, 0);
     for e in &several {
         match e.result.as_deref() {
             Some(r) if r.starts_with("ok") => {
                 several_ok += 1;
                 jacobians += usize::from(r.contains("f_jacobian too"));
+                several_forward += usize::from(r.contains("f_jvp too"));
             }
             Some(r) if r.starts_with("wrong") || r.starts_with("panic") => {
                 several_wrong += 1;
                 failing.insert(e.name.clone());
                 let cause = if r.starts_with("wrong f_jacobian") || r.starts_with("panic Jacobian") {
                     "wrong f_jacobian of a function of several results (against f_vjp through a cotangent)"
+                } else if r.starts_with("wrong f_jvp") || r.starts_with("panic f_jvp") {
+                    "wrong f_jvp of a function of several results (against f_vjp, both through a tangent and a cotangent)"
                 } else {
                     "wrong f_vjp of a function of several results (first order)"
                 };
@@ -2292,11 +2345,13 @@ fn report(
          with f_derivatives equal to f, f_grad and f_hessian (those of one scalar input)"
     );
     println!(
-        "order2: first order, functions of several results: {} checked, {} f_vjp match central differences \
-         of the result through a cotangent ({} of them with f_jacobian, a Vec or array result, equal to f_vjp \
-         through the cotangent), {} wrong or panicked, {} without inputs found or not callable",
+        "order2: first order, functions of several results (a tuple, array or Vec, or output parameters): {} \
+         checked, {} f_vjp match central differences of the results through a cotangent (of those {} with \
+         f_jvp along a tangent agreeing with f_vjp, {} with f_jacobian through the cotangent equal to f_vjp), \
+         {} wrong or panicked, {} without inputs found or not callable",
         several.len(),
         several_ok,
+        several_forward,
         jacobians,
         several_wrong,
         several_other,
