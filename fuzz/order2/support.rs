@@ -702,7 +702,7 @@ fn check_points(f: Check, c: &Config) -> String {
                 let inner = t.gradient.first().copied().unwrap_or(f64::NAN);
                 if !close(t.value, inner, gscale.max(t.value.abs()).max(inner.abs())) {
                     return format!(
-                        "wrong f_jvp gives {:e} along a tangent where f_grad gives {inner:e} (point {seed}, {c:?}, x = {:?})",
+                        "wrong f_jvp gives {:e} along a tangent where reverse mode (f_grad, or f_vjp through a cotangent) gives {inner:e} (point {seed}, {c:?}, x = {:?})",
                         t.value, src.values
                     );
                 }

@@ -665,6 +665,62 @@ fn float_scalar(ty: &syn::Type, generics: &syn::Generics) -> bool {
     ident == "f64" || ident == "f32" || float_params(generics).contains(&ident.to_string())
 }
 
+/// The locals (`__p<k>`, as `Rewriter::arguments` names them) of the output parameters of `f`: its `&mut`
+/// parameters of a float, a slice, `Vec` or array of floats (`floats`: the float type parameters too);
+/// `None` if it has another `&mut` parameter (`&mut self`, an integer buffer), whose forward and reverse
+/// items the harness does not call.
+fn output_locals(f: &syn::ItemFn, floats: &[String]) -> Option<Vec<syn::Ident>> {
+    let mut outs = Vec::new();
+    for (k, input) in f.sig.inputs.iter().enumerate() {
+        let ty = match input {
+            syn::FnArg::Receiver(r) if r.mutability.is_some() => return None,
+            syn::FnArg::Typed(t) => match &*t.ty {
+                syn::Type::Reference(r) if r.mutability.is_some() => &r.elem,
+                _ => continue,
+            },
+            _ => continue,
+        };
+        let elem = match &**ty {
+            syn::Type::Slice(s) => &s.elem,
+            syn::Type::Array(a) => &a.elem,
+            syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec") => {
+                match p.path.segments.last().map(|s| &s.arguments) {
+                    Some(syn::PathArguments::AngleBracketed(a)) => match a.args.first() {
+                        Some(syn::GenericArgument::Type(t)) => t,
+                        _ => return None,
+                    },
+                    _ => return None,
+                }
+            }
+            other => other,
+        };
+        if !scalar_type(elem, floats) {
+            return None;
+        }
+        outs.push(format_ident!("__p{k}"));
+    }
+    Some(outs)
+}
+
+/// Is `f_jvp` of `f` checked where its output parameters are (their tangents written into buffers the
+/// harness makes like the outputs): `forward_checked` with each `&mut` parameter read as `&`.
+fn forward_checked_with_outputs(
+    f: &syn::ItemFn,
+    wrt: Option<&[String]>,
+    shapes: &Shapes,
+    receiver: Option<&Receiver>,
+) -> bool {
+    let mut shared = f.clone();
+    for input in &mut shared.sig.inputs {
+        if let syn::FnArg::Typed(t) = input {
+            if let syn::Type::Reference(r) = &mut *t.ty {
+                r.mutability = None;
+            }
+        }
+    }
+    forward_checked(&shared, wrt, shapes, receiver)
+}
+
 /// Is `ty` a float scalar (`f64`, `f32`, a float type parameter) or a shared reference to one?
 fn scalar_type(ty: &syn::Type, floats: &[String]) -> bool {
     match ty {
@@ -1251,7 +1307,12 @@ impl Rewriter<'_> {
         wrt: Option<Vec<String>>,
         receiver: Option<&Receiver>,
     ) -> Option<syn::Item> {
-        let tangents = forward_checked(twin, wrt.as_deref(), self.shapes, receiver);
+        let mut floats = float_params(&twin.sig.generics);
+        floats.extend(receiver.iter().flat_map(|r| r.floats.iter().cloned()));
+        let outs = output_locals(twin, &floats);
+        let tangents = outs.is_some()
+            && forward_checked_with_outputs(twin, wrt.as_deref(), self.shapes, receiver);
+        let outs = outs.unwrap_or_default();
         let (lets, args, _, one_scalar) = self.arguments(id, twin, wrt, receiver, None)?;
         let name = &twin.sig.ident;
         let item = |suffix: &str| {
@@ -1272,10 +1333,40 @@ impl Rewriter<'_> {
             None => quote!(#name),
         };
         let (grad, jvp, hessian) = (item("grad"), item("jvp"), item("hessian"));
-        let (hvp, grad_into) = (item("hvp"), item("grad_into"));
+        let (hvp, grad_into, vjp) = (item("hvp"), item("grad_into"), item("vjp"));
         // Forward mode against reverse mode: `f_jvp` for a fixed tangent shaped like the gradient against
-        // the gradient's inner product with it.
-        let tangent = if tangents {
+        // the gradient's inner product with it; with output parameters, `f_jvp`'s tangents of the value
+        // and the outputs (written into buffers of garbage) seen through a cotangent `d` against `f_vjp`'s
+        // gradient for `d` seen through the tangent.
+        let touts: Vec<syn::Ident> = outs.iter().map(|o| format_ident!("{o}_t")).collect();
+        let d_outs = (1..=outs.len()).map(|k| {
+            let k = syn::Index::from(k);
+            quote!(crate::support::ArgOf::arg_of(&__d.#k))
+        });
+        let tangent = if tangents && !outs.is_empty() {
+            quote! {
+                #(
+                    let mut #touts = ::core::clone::Clone::clone(&#outs);
+                    crate::support::Fill::fill(&mut #touts, 7.25);
+                )*
+                let (_, __dv) = #jvp(
+                    #(#args,)*
+                    ::core::clone::Clone::clone(&__t),
+                    #(crate::support::BufferOf::buffer_of(&mut #touts)),*
+                );
+                let __k = &mut 0usize;
+                let __d = (
+                    crate::support::Cotangent::cotangent(&__dv, __k),
+                    #(crate::support::Cotangent::cotangent(&#touts, __k),)*
+                );
+                let __g = {
+                    let __src = &mut __src.replay();
+                    #(#lets)*
+                    #vjp(#(#args,)* __d.0, #(#d_outs),*).1
+                };
+                crate::support::Eval::through(&(__dv, #(#touts,)*), &__d, &__g, &__t)
+            }
+        } else if tangents {
             quote! {
                 let (_, __dv) = #jvp(#(#args,)* ::core::clone::Clone::clone(&__t));
                 crate::support::Eval::tangent(__dv, &__gradient, &__t)
@@ -1368,15 +1459,10 @@ impl Rewriter<'_> {
             }
             _ => None,
         };
-        let outputs = f.sig.inputs.iter().filter(|i| matches!(i,
-            syn::FnArg::Typed(t) if matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_some())
-        ));
-        let mutable_self = f
-            .sig
-            .inputs
-            .iter()
-            .any(|i| matches!(i, syn::FnArg::Receiver(r) if r.mutability.is_some()));
-        if mutable_self || (ret.is_none() && outputs.count() == 0) {
+        let mut floats = float_params(&f.sig.generics);
+        floats.extend(receiver.iter().flat_map(|r| r.floats.iter().cloned()));
+        let outputs = output_locals(f, &floats)?;
+        if ret.is_none() && outputs.is_empty() {
             return None;
         }
         let check = self.vjp_check(id, f, ret, wrt, receiver)?;
@@ -1400,17 +1486,9 @@ impl Rewriter<'_> {
         wrt: Option<Vec<String>>,
         receiver: Option<&Receiver>,
     ) -> Option<syn::Item> {
-        // The output parameters' locals (`__p<k>`, as `arguments` names them).
-        let outs: Vec<syn::Ident> = f
-            .sig
-            .inputs
-            .iter()
-            .enumerate()
-            .filter(|(_, i)| matches!(i,
-                syn::FnArg::Typed(t) if matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_some())
-            ))
-            .map(|(k, _)| format_ident!("__p{k}"))
-            .collect();
+        let mut floats = float_params(&f.sig.generics);
+        floats.extend(receiver.iter().flat_map(|r| r.floats.iter().cloned()));
+        let outs = output_locals(f, &floats)?;
         let array = |ty: &syn::Type| match ty {
             syn::Type::Array(_) => true,
             syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "Vec"),
@@ -1423,16 +1501,7 @@ impl Rewriter<'_> {
             Some(other) => outs.is_empty() && array(other),
             None => outs.len() == 1,
         };
-        // Is `f_jvp` checked: its tangent can be made (`forward_checked`, an output's `&mut` read as `&`)?
-        let mut shared = f.clone();
-        for input in &mut shared.sig.inputs {
-            if let syn::FnArg::Typed(t) = input {
-                if let syn::Type::Reference(r) = &mut *t.ty {
-                    r.mutability = None;
-                }
-            }
-        }
-        let tangents = forward_checked(&shared, wrt.as_deref(), self.shapes, receiver);
+        let tangents = forward_checked_with_outputs(f, wrt.as_deref(), self.shapes, receiver);
         let (lets, args, ret, _) = self.arguments(id, f, wrt, receiver, ret)?;
         let single = f.sig.to_token_stream().to_string().contains("f32");
         let name = &f.sig.ident;
