@@ -10,10 +10,15 @@
 //! marker items around it) counts the twin as failing to compile and drops it, and the build is repeated
 //! until it passes. Then, at random points of shapes found by trial, each twin's `f__o2_grad` is compared
 //! with central differences of the twin's value (the function as written, an oracle that shares no code with
-//! the sweeps), and its `f__o2_hessian` with central differences of its `f__o2_grad`; a function of several
-//! results (no twin) has its `f_vjp` checked at first order against differences of its result seen through a
-//! fixed cotangent (`vjp_check`). An output parameter (`&mut [T]`, `&mut T`) is made anew for
-//! each call from the point's floats; they are inputs of the Hessian where the function reads the output's
+//! the sweeps), and its `f__o2_hessian` with central differences of its `f__o2_grad`; then the twin's other
+//! items against those (`support::Point::other_items`): `f_jvp` along a fixed tangent against `f_grad`'s
+//! inner product with it (with output parameters, the outputs' tangents too, through a cotangent, against
+//! `f_vjp`), `f_hvp` along it against `f_hessian` times it, `f_derivatives` (one scalar input) against the
+//! value, gradient and Hessian, and `f_grad_into` into buffers of garbage against `f_grad` bit for bit. A
+//! function of several results (a tuple, array or `Vec`, or output parameters; no twin) has its `f_vjp`
+//! checked at first order against differences of its results seen through a fixed cotangent, its `f_jvp`
+//! and `f_jacobian` against `f_vjp` (`vjp_check`). An output parameter (`&mut [T]`, `&mut T`) is made anew
+//! for each call from the point's floats; they are inputs of the Hessian where the function reads the output's
 //! incoming value, which the harness learns from the gradient's length. The structs and enums of a file
 //! that the harness can make from the point's floats (`shapes.rs`) are parameters like the others, and so is
 //! the receiver of a method, called as `<Ty>::f__o2_hessian(&self_, ..)` (constant unless `wrt(self)`); a
@@ -1298,7 +1303,7 @@ impl Rewriter<'_> {
     }
 
     /// The harness function of twin `id`: `__o2_dispatch_<id>(config, source, ask) -> Eval`, which calls the
-    /// twin, its `_grad` or its `_hessian` as `ask` says; a method's
+    /// twin, its `_grad`, `_hessian`, `_jvp`, `_hvp`, `_grad_into` or `_derivatives` as `ask` says; a method's
     /// (`receiver`: its `impl`) is called as `<Ty>::f__o2_<id>_hessian(&self_, ..)`.
     fn check(
         &mut self,
@@ -1538,7 +1543,9 @@ impl Rewriter<'_> {
             .chain(outs.iter().map(|o| quote!(#o)))
             .collect();
         let offset = usize::from(ret.is_some());
-        let d_ret = ret.iter().map(|_| quote!(::core::clone::Clone::clone(&__d.0)));
+        let d_ret = ret
+            .iter()
+            .map(|_| quote!(::core::clone::Clone::clone(&__d.0)));
         let d_outs = (0..outs.len()).map(|k| {
             let k = syn::Index::from(k + offset);
             quote!(crate::support::ArgOf::arg_of(&__d.#k))
@@ -2233,7 +2240,7 @@ fn report(
                 } else if r.starts_with("wrong f_grad") {
                     "wrong gradient (against central differences of the value)"
                 } else if r.starts_with("wrong f_jvp") {
-                    "wrong f_jvp (against f_grad along a tangent)"
+                    "wrong f_jvp (against f_grad along a tangent, or f_vjp with output parameters)"
                 } else if r.starts_with("wrong f_hvp") {
                     "wrong f_hvp (against f_hessian times a tangent, f_grad)"
                 } else if r.starts_with("wrong f_derivatives") {
@@ -2255,8 +2262,9 @@ fn report(
             None => unchecked += 1,
         }
     }
-    // The functions of several results (a tuple, an array, a `Vec`), checked at first order only: `f_vjp`
-    // against central differences of the result seen through a fixed cotangent (`vjp_check`).
+    // The functions of several results (a tuple, an array, a `Vec`, output parameters), checked at first
+    // order only: `f_vjp` against central differences of the results seen through a fixed cotangent, and
+    // `f_jvp`, `f_jacobian` against `f_vjp` (`vjp_check`).
     let several: Vec<&Entry> = entries
         .iter()
         .filter(|e| {
@@ -2279,7 +2287,8 @@ fn report(
             Some(r) if r.starts_with("wrong") || r.starts_with("panic") => {
                 several_wrong += 1;
                 failing.insert(e.name.clone());
-                let cause = if r.starts_with("wrong f_jacobian") || r.starts_with("panic Jacobian") {
+                let cause = if r.starts_with("wrong f_jacobian") || r.starts_with("panic Jacobian")
+                {
                     "wrong f_jacobian of a function of several results (against f_vjp through a cotangent)"
                 } else if r.starts_with("wrong f_jvp") || r.starts_with("panic f_jvp") {
                     "wrong f_jvp of a function of several results (against f_vjp, both through a tangent and a cotangent)"
@@ -2406,7 +2415,8 @@ fn report(
     let _ = out_of_scope;
     println!(
         "order2: forward mode: {forward} of the {ok} that match also have f_jvp along a tangent equal to f_grad's \
-         inner product with it (the others take an output parameter or a type the harness makes no tangent of)"
+         inner product with it (with output parameters, their tangents too, through a cotangent, against f_vjp; \
+         the others take an integer `&mut` buffer or a type the harness makes no tangent of)"
     );
     println!(
         "order2: other items of the {ok} that match: {hvp} with f_hvp along a tangent equal to f_hessian times it, \
