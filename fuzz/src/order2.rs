@@ -2254,7 +2254,7 @@ fn report(
                 panicked += 1;
                 failing.insert(e.name.clone());
                 by_cause
-                    .entry("f_hessian panicked".into())
+                    .entry("panicked (f_hessian, or f_jvp, f_hvp, f_grad_into, f_derivatives: the message says which)".into())
                     .or_default()
                     .push(e);
             }
@@ -2497,5 +2497,42 @@ mod tests {
         }
         .visit_type_mut(&mut ty);
         assert_eq!(shown(&ty), "([f64 ; 3], usize)");
+    }
+
+    #[test]
+    fn outputs_are_mutable_floats_slices_vecs_and_arrays() {
+        let names = |src: &str| {
+            let f: syn::ItemFn = syn::parse_str(src).unwrap();
+            output_locals(&f, &["T".to_string()])
+                .map(|outs| outs.iter().map(ToString::to_string).collect::<Vec<_>>())
+        };
+        assert_eq!(
+            names("fn f(x: &[f64], a: &mut [T], n: usize, b: &mut f32, c: &mut Vec<f64>, d: &mut [f64; 3]) {}"),
+            Some(vec!["__p1".into(), "__p3".into(), "__p4".into(), "__p5".into()])
+        );
+        assert_eq!(names("fn f(x: &[f64], y: f64) -> f64 {}"), Some(vec![]));
+        // An integer buffer (never differentiated) or `&mut self`: no forward or several-results check.
+        assert_eq!(
+            names("fn f(a: &[f64], cursor: &mut [usize]) -> f64 {}"),
+            None
+        );
+        assert_eq!(names("fn f(&mut self, x: f64, out: &mut [f64]) {}"), None);
+    }
+
+    #[test]
+    fn one_float_scalar_is_a_float_or_a_shared_reference_to_one() {
+        let floats = ["T".to_string()];
+        for (ty, scalar) in [
+            ("f64", true),
+            ("&f32", true),
+            ("T", true),
+            ("&mut f64", false),
+            ("[f64; 1]", false),
+            ("(f64,)", false),
+            ("usize", false),
+        ] {
+            let ty: syn::Type = syn::parse_str(ty).unwrap();
+            assert_eq!(scalar_type(&ty, &floats), scalar, "{}", shown(&ty));
+        }
     }
 }
