@@ -1,6 +1,8 @@
 //! Run-time support of the `--order2` work crate (written there as `src/support.rs`): inputs of the right
 //! shape for each parameter, and the checks of `f_grad` against central differences of the function's value
-//! and of `f_hessian` against central differences of `f_grad`.
+//! and of `f_hessian` against central differences of `f_grad`; then of the other generated items against
+//! those two: `f_jvp` and `f_hvp` along a fixed tangent, `f_grad_into` into buffers filled with garbage,
+//! `f_derivatives`, and (for a function of several results) `f_jacobian` against `f_vjp`.
 #![allow(dead_code)]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -228,6 +230,13 @@ macro_rules! tuples {
                 ($($t.cotangent(k),)*)
             }
         }
+        impl<$($t: Fill),*> Fill for ($($t,)*) {
+            #[allow(non_snake_case)]
+            fn fill(&mut self, x: f64) {
+                let ($($t,)*) = self;
+                $($t.fill(x);)*
+            }
+        }
     )*};
 }
 
@@ -275,12 +284,129 @@ tuples!(
     (A, B, C, D, E, G, H, I, J, K, L, M)
 );
 
-/// What one call gave: the value, the flattened gradient and (from `f_hessian`) the Hessian's rows.
+/// A gradient's value, every float of it set to `x` (the garbage `f_grad_into`'s buffers hold before the
+/// call, which it must overwrite).
+pub trait Fill {
+    fn fill(&mut self, x: f64);
+}
+
+impl Fill for f64 {
+    fn fill(&mut self, x: f64) {
+        *self = x;
+    }
+}
+
+impl Fill for f32 {
+    fn fill(&mut self, x: f64) {
+        *self = x as f32;
+    }
+}
+
+impl<T: Fill> Fill for Vec<T> {
+    fn fill(&mut self, x: f64) {
+        self.iter_mut().for_each(|v| v.fill(x));
+    }
+}
+
+impl<T: Fill, const N: usize> Fill for [T; N] {
+    fn fill(&mut self, x: f64) {
+        self.iter_mut().for_each(|v| v.fill(x));
+    }
+}
+
+/// `f_grad_into`'s `grad` argument (`Self`, the type its signature says) made from a gradient value `G`
+/// of `f_grad`'s type, which holds the floats: `&mut T` of a float, `&mut [T; N]` of an array, `&mut S` of a
+/// struct (and of one tuple parameter), `&mut [T]` of a `Vec` (a matrix's rows too), and for several
+/// active parameters a tuple of those. rustc picks the impl from the parameter's type.
+pub trait BufferOf<'a, G> {
+    fn buffer_of(g: &'a mut G) -> Self;
+}
+
+impl<'a, G> BufferOf<'a, G> for &'a mut G {
+    fn buffer_of(g: &'a mut G) -> Self {
+        g
+    }
+}
+
+impl<'a, T> BufferOf<'a, Vec<T>> for &'a mut [T] {
+    fn buffer_of(g: &'a mut Vec<T>) -> Self {
+        &mut g[..]
+    }
+}
+
+/// An output's cotangent as `f_vjp` takes it (`Self`), made from a value `G` shaped like the output:
+/// `&[T]` of a `Vec`, `&[T; N]` of an array, the float itself of a float output.
+pub trait ArgOf<'a, G> {
+    fn arg_of(g: &'a G) -> Self;
+}
+
+impl<'a, G> ArgOf<'a, G> for &'a G {
+    fn arg_of(g: &'a G) -> Self {
+        g
+    }
+}
+
+impl<'a, T> ArgOf<'a, Vec<T>> for &'a [T] {
+    fn arg_of(g: &'a Vec<T>) -> Self {
+        &g[..]
+    }
+}
+
+impl ArgOf<'_, f64> for f64 {
+    fn arg_of(g: &f64) -> Self {
+        *g
+    }
+}
+
+impl ArgOf<'_, f32> for f32 {
+    fn arg_of(g: &f32) -> Self {
+        *g
+    }
+}
+
+macro_rules! buffers {
+    ($(($($t:ident $g:ident),*)),*) => {$(
+        #[allow(non_snake_case)]
+        impl<'a, $($t: BufferOf<'a, $g>, $g),*> BufferOf<'a, ($($g,)*)> for ($($t,)*) {
+            fn buffer_of(g: &'a mut ($($g,)*)) -> Self {
+                let ($($g,)*) = g;
+                ($(<$t as BufferOf<'a, $g>>::buffer_of($g),)*)
+            }
+        }
+    )*};
+}
+
+buffers!(
+    (A GA),
+    (A GA, B GB),
+    (A GA, B GB, C GC),
+    (A GA, B GB, C GC, D GD),
+    (A GA, B GB, C GC, D GD, E GE),
+    (A GA, B GB, C GC, D GD, E GE, F GF),
+    (A GA, B GB, C GC, D GD, E GE, F GF, H GH),
+    (A GA, B GB, C GC, D GD, E GE, F GF, H GH, I GI),
+    (A GA, B GB, C GC, D GD, E GE, F GF, H GH, I GI, J GJ),
+    (A GA, B GB, C GC, D GD, E GE, F GF, H GH, I GI, J GJ, K GK),
+    (A GA, B GB, C GC, D GD, E GE, F GF, H GH, I GI, J GJ, K GK, L GL),
+    (A GA, B GB, C GC, D GD, E GE, F GF, H GH, I GI, J GJ, K GK, L GL, M GM)
+);
+
+/// What one call gave: the value, the flattened gradient and (from `f_hessian`) the Hessian's rows; from
+/// `f_hvp`, the tangent's floats (`weights`) and the product; from `f_jacobian`, its rows (as `hessian`) and
+/// the cotangent's floats (`weights`).
 pub struct Eval {
     pub value: f64,
     pub gradient: Vec<f64>,
     pub hessian: Option<Vec<Vec<f64>>>,
     pub single: bool,
+    pub weights: Vec<f64>,
+    pub product: Vec<f64>,
+}
+
+fn flat_of(x: &impl Flat) -> Vec<f64> {
+    let mut out = Vec::new();
+    x.flat(&mut out);
+    out
 }
 
 impl Eval {
@@ -299,7 +425,14 @@ impl Eval {
                 .collect()
         });
         let single = core::any::TypeId::of::<R>() == core::any::TypeId::of::<f32>();
-        Eval { value: v.first().copied().unwrap_or(f64::NAN), gradient: g, hessian, single }
+        Eval {
+            value: v.first().copied().unwrap_or(f64::NAN),
+            gradient: g,
+            hessian,
+            single,
+            weights: Vec::new(),
+            product: Vec::new(),
+        }
     }
 }
 
@@ -316,7 +449,7 @@ impl Eval {
         } else {
             f64::NAN
         };
-        Eval { value, gradient: g, hessian: None, single }
+        Eval { value, gradient: g, hessian: None, single, weights: Vec::new(), product: Vec::new() }
     }
 
     /// Forward mode against reverse mode: `f_jvp`'s derivative `dv` along the tangent `t` as the value,
@@ -331,12 +464,85 @@ impl Eval {
         } else {
             f64::NAN
         };
-        Eval { value: v.first().copied().unwrap_or(f64::NAN), gradient: vec![inner], hessian: None, single: false }
+        Eval {
+            value: v.first().copied().unwrap_or(f64::NAN),
+            gradient: vec![inner],
+            hessian: None,
+            single: false,
+            weights: Vec::new(),
+            product: Vec::new(),
+        }
+    }
+
+    /// Forward mode against reverse mode for a function of several results: the tangents `dv` of its
+    /// results (`f_jvp`'s) seen through the cotangent `d` as the value, and `f_vjp`'s gradient `g` for `d`
+    /// seen through the tangent `t` as the one element of the gradient.
+    pub fn through<R: Flat, G: Flat>(dv: &R, d: &R, g: &G, t: &G) -> Self {
+        let inner = |a: Vec<f64>, b: Vec<f64>| {
+            if a.len() == b.len() {
+                a.iter().zip(&b).map(|(a, b)| a * b).sum()
+            } else {
+                f64::INFINITY
+            }
+        };
+        // (Lengths that differ give an infinite value, which the check reports, not NaN, which would
+        // read as a function without `f_jvp`.)
+        let value = inner(flat_of(dv), flat_of(d));
+        Eval {
+            value,
+            gradient: vec![inner(flat_of(g), flat_of(t))],
+            hessian: None,
+            single: false,
+            weights: Vec::new(),
+            product: Vec::new(),
+        }
+    }
+
+    /// `f_hvp`'s value, gradient and product `hv` along the tangent `t` (`Ask::Hvp`).
+    pub fn hvp<R: Flat + 'static, G: Flat>(value: R, gradient: &G, hv: &G, t: &G) -> Self {
+        let mut e = Eval::new(value, gradient, None::<&Vec<f64>>);
+        e.weights = flat_of(t);
+        e.product = flat_of(hv);
+        e
+    }
+
+    /// `f_derivatives`' `[f, f', f'', ..]` as a value, a gradient of one and a Hessian of one.
+    pub fn derivatives<T: Flat + 'static>(d: &[T]) -> Self {
+        let d: Vec<f64> = d.iter().flat_map(flat_of).collect();
+        let at = |k: usize| d.get(k).copied().unwrap_or(f64::NAN);
+        Eval {
+            value: at(0),
+            gradient: vec![at(1)],
+            hessian: Some(vec![vec![at(2)]]),
+            single: core::any::TypeId::of::<T>() == core::any::TypeId::of::<f32>(),
+            weights: Vec::new(),
+            product: Vec::new(),
+        }
+    }
+
+    /// `f_jacobian`'s rows (as `hessian`) and the cotangent `d`'s floats (as `weights`), for the check
+    /// `d^T J = f_vjp(d)`.
+    pub fn jacobian<T: Flat, R: Flat>(j: &[Vec<T>], d: &R, single: bool) -> Self {
+        Eval {
+            value: 0.0,
+            gradient: Vec::new(),
+            hessian: Some(j.iter().map(flat_of).collect()),
+            single,
+            weights: flat_of(d),
+            product: Vec::new(),
+        }
     }
 
     /// The answer of a check without a Hessian (or tangent) to ask for.
     pub fn without_hessian() -> Self {
-        Eval { value: f64::NAN, gradient: Vec::new(), hessian: None, single: false }
+        Eval {
+            value: f64::NAN,
+            gradient: Vec::new(),
+            hessian: None,
+            single: false,
+            weights: Vec::new(),
+            product: Vec::new(),
+        }
     }
 }
 
@@ -387,10 +593,20 @@ pub enum Ask {
     Hessian,
     /// `f_jvp` for a fixed tangent shaped like the gradient (`Eval::tangent`), where the check has it.
     Tangent,
+    /// `f_hvp` for the same tangent (`Eval::hvp`).
+    Hvp,
+    /// `f_grad_into` into buffers shaped like the gradient and filled with this value before the call; the
+    /// value and the buffers as the answer.
+    Into(f64),
+    /// `f_derivatives` (`Eval::derivatives`), where the function has it.
+    Derivatives,
+    /// `f_jacobian` (`Eval::jacobian`) of a function of several results, where it has it.
+    Jacobian,
 }
 
-/// The generated check of one function: makes its inputs from the source and calls `f`, `f_grad` or
-/// `f_hessian` as asked.
+/// The generated check of one function: makes its inputs from the source and calls `f`, `f_grad`,
+/// `f_hessian` or another generated item as asked; an item it does not have gives a NaN value
+/// (`Eval::without_hessian`).
 pub type Check = fn(&Config, &mut Source, Ask) -> Eval;
 
 fn quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
@@ -421,6 +637,7 @@ pub fn check(f: Check) -> String {
 fn check_points(f: Check, c: &Config) -> String {
     let mut checked = 0;
     let mut forward = false;
+    let mut seen = Seen::default();
     for seed in 1..=3u64 {
         let mut src = Source::new(seed);
         let base = match quietly(|| f(c, &mut src, Ask::Gradient)) {
@@ -485,12 +702,16 @@ fn check_points(f: Check, c: &Config) -> String {
                 let inner = t.gradient.first().copied().unwrap_or(f64::NAN);
                 if !close(t.value, inner, gscale.max(t.value.abs()).max(inner.abs())) {
                     return format!(
-                        "wrong f_jvp gives {:e} along a tangent where f_grad gives {inner:e} (point {seed}, {c:?}, x = {:?})",
+                        "wrong f_jvp gives {:e} along a tangent where reverse mode (f_grad, or f_vjp through a cotangent) gives {inner:e} (point {seed}, {c:?}, x = {:?})",
                         t.value, src.values
                     );
                 }
             }
             Err(m) => return format!("panic f_jvp panicked with {c:?}: {m}"),
+        }
+        let at = Point { f, c, src: &src, seed, base: &base, hessian: hessian.as_deref() };
+        if let Err(why) = at.other_items(&mut seen) {
+            return why;
         }
         checked += 1;
     }
@@ -498,7 +719,147 @@ fn check_points(f: Check, c: &Config) -> String {
         return format!("noinput no point of {c:?} gave finite differences");
     }
     let forward = if forward { ", f_jvp too" } else { "" };
-    format!("ok {checked} points{forward}, {c:?}")
+    let mut others = String::new();
+    for (name, yes) in [
+        ("f_hvp", seen.hvp),
+        ("f_grad_into", seen.into),
+        ("f_derivatives", seen.derivatives),
+        ("f_jacobian", seen.jacobian),
+    ] {
+        if yes {
+            others += &format!(", {name} too");
+        }
+    }
+    format!("ok {checked} points{forward}{others}, {c:?}")
+}
+
+/// Which of the items beside `f_grad` and `f_hessian` a check could call (`Point::other_items`).
+#[derive(Default)]
+struct Seen {
+    hvp: bool,
+    into: bool,
+    derivatives: bool,
+    jacobian: bool,
+}
+
+/// One point of a check whose gradient (and Hessian, for a twin) matched central differences: `base` is
+/// `f_grad`'s answer there (`f_vjp`'s through the cotangent for a function of several results), `hessian`
+/// `f_hessian`'s.
+struct Point<'a> {
+    f: Check,
+    c: &'a Config,
+    src: &'a Source,
+    seed: u64,
+    base: &'a Eval,
+    hessian: Option<&'a [Vec<f64>]>,
+}
+
+impl Point<'_> {
+    /// The generated items that must agree with `f_grad` and `f_hessian` to rounding (they are computed
+    /// from the same derivative rules, in another order at most): `f_hvp` along the tangent with `f_hessian`
+    /// times it, `f_derivatives` with the value, gradient and Hessian, `f_jacobian` seen through the
+    /// cotangent with `f_vjp`'s gradient; and `f_grad_into`, which must write exactly `f_grad`'s floats
+    /// into buffers filled with garbage (7.25, then NaN) before the call, bit for bit: it runs the same
+    /// sweep as `f_grad` into the caller's buffers, so that any difference is a buffer not overwritten (a
+    /// gradient added to what the buffer held, an element left out).
+    fn other_items(&self, seen: &mut Seen) -> Result<(), String> {
+        let Point { f, c, src, seed, base, hessian } = *self;
+        let ask = |ask: Ask| match quietly(|| f(c, &mut src.replay(), ask)) {
+            Ok(e) if e.value.is_nan() && e.gradient.is_empty() && e.hessian.is_none() => Ok(None),
+            Ok(e) => Ok(Some(e)),
+            Err(m) => Err(format!("panic {ask:?} panicked with {c:?}: {m}")),
+        };
+        let tol = if base.single { 1e-4 } else { 1e-9 };
+        let near = |a: f64, b: f64, scale: f64| (a - b).abs() <= tol * scale.max(1.0) || a == b;
+        let max = |v: &[f64]| v.iter().fold(0.0f64, |s, x| s.max(x.abs()));
+        let gscale = max(&base.gradient).max(base.value.abs());
+        let here = format!("point {seed}, {c:?}, x = {:?}", src.values);
+        if let (Some(h), Some(p)) = (hessian, ask(Ask::Hvp)?) {
+            seen.hvp = true;
+            let n = base.gradient.len();
+            if p.weights.len() != n || p.product.len() != n || p.gradient.len() != n {
+                return Err(format!(
+                    "wrong f_hvp's tangent, gradient and product have {}, {} and {} floats where f_grad's gradient has {n} ({here})",
+                    p.weights.len(),
+                    p.gradient.len(),
+                    p.product.len()
+                ));
+            }
+            if !near(p.value, base.value, gscale)
+                || p.gradient.iter().zip(&base.gradient).any(|(a, b)| !near(*a, *b, gscale))
+            {
+                return Err(format!(
+                    "wrong f_hvp's value and gradient {:e} {:?} differ from f_grad's {:e} {:?} ({here})",
+                    p.value, p.gradient, base.value, base.gradient
+                ));
+            }
+            let hv: Vec<f64> =
+                h.iter().map(|row| row.iter().zip(&p.weights).map(|(a, w)| a * w).sum()).collect();
+            let scale = max(&hv).max(max(&p.product)).max(max(&h.iter().flatten().copied().collect::<Vec<_>>()));
+            if let Some(k) = (0..n).find(|&k| !near(p.product[k], hv[k], scale)) {
+                return Err(format!(
+                    "wrong f_hvp[{k}] = {:e} along the tangent {:?}, f_hessian times it gives {:e} ({here})",
+                    p.product[k], p.weights, hv[k]
+                ));
+            }
+        }
+        for fill in [7.25, f64::NAN] {
+            let Some(e) = ask(Ask::Into(fill))? else {
+                break;
+            };
+            seen.into = true;
+            let same = |a: f64, b: f64| a.to_bits() == b.to_bits();
+            if !same(e.value, base.value)
+                || e.gradient.len() != base.gradient.len()
+                || e.gradient.iter().zip(&base.gradient).any(|(a, b)| !same(*a, *b))
+            {
+                return Err(format!(
+                    "wrong f_grad_into into buffers holding {fill} gives {:e} {:?} where f_grad gives {:e} {:?} ({here})",
+                    e.value, e.gradient, base.value, base.gradient
+                ));
+            }
+        }
+        if let (Some(h), Some(d)) = (hessian, ask(Ask::Derivatives)?) {
+            seen.derivatives = true;
+            let (d1, d2) = (d.gradient[0], d.hessian.as_ref().map_or(f64::NAN, |h| h[0][0]));
+            let ok = base.gradient.len() == 1
+                && h.len() == 1
+                && near(d.value, base.value, gscale)
+                && near(d1, base.gradient[0], gscale)
+                && near(d2, h[0][0], gscale.max(h[0][0].abs()));
+            if !ok {
+                return Err(format!(
+                    "wrong f_derivatives gives f, f', f'' = {:e}, {d1:e}, {d2:e} where f_grad and f_hessian give {:e}, {:?}, {h:?} ({here})",
+                    d.value, base.value, base.gradient
+                ));
+            }
+        }
+        if hessian.is_none() {
+            if let Some(j) = ask(Ask::Jacobian)? {
+                seen.jacobian = true;
+                let rows = j.hessian.unwrap_or_default();
+                let n = base.gradient.len();
+                if rows.len() != j.weights.len() || rows.iter().any(|r| r.len() != n) {
+                    return Err(format!(
+                        "wrong f_jacobian's shape: {} rows of {:?} floats, for a result of {} floats and {n} inputs ({here})",
+                        rows.len(),
+                        rows.iter().map(Vec::len).collect::<Vec<_>>(),
+                        j.weights.len()
+                    ));
+                }
+                let through: Vec<f64> =
+                    (0..n).map(|k| rows.iter().zip(&j.weights).map(|(r, w)| r[k] * w).sum()).collect();
+                let scale = max(&through).max(gscale).max(max(&rows.concat()));
+                if let Some(k) = (0..n).find(|&k| !near(through[k], base.gradient[k], scale)) {
+                    return Err(format!(
+                        "wrong f_jacobian's column {k} through the cotangent {:?} gives {:e} where f_vjp gives {:e} ({here})",
+                        j.weights, through[k], base.gradient[k]
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// `f_grad`'s gradient `base` against central differences of the function's value over the inputs `active`

@@ -10,10 +10,15 @@
 //! marker items around it) counts the twin as failing to compile and drops it, and the build is repeated
 //! until it passes. Then, at random points of shapes found by trial, each twin's `f__o2_grad` is compared
 //! with central differences of the twin's value (the function as written, an oracle that shares no code with
-//! the sweeps), and its `f__o2_hessian` with central differences of its `f__o2_grad`; a function of several
-//! results (no twin) has its `f_vjp` checked at first order against differences of its result seen through a
-//! fixed cotangent (`vjp_check`). An output parameter (`&mut [T]`, `&mut T`) is made anew for
-//! each call from the point's floats; they are inputs of the Hessian where the function reads the output's
+//! the sweeps), and its `f__o2_hessian` with central differences of its `f__o2_grad`; then the twin's other
+//! items against those (`support::Point::other_items`): `f_jvp` along a fixed tangent against `f_grad`'s
+//! inner product with it (with output parameters, the outputs' tangents too, through a cotangent, against
+//! `f_vjp`), `f_hvp` along it against `f_hessian` times it, `f_derivatives` (one scalar input) against the
+//! value, gradient and Hessian, and `f_grad_into` into buffers of garbage against `f_grad` bit for bit. A
+//! function of several results (a tuple, array or `Vec`, or output parameters; no twin) has its `f_vjp`
+//! checked at first order against differences of its results seen through a fixed cotangent, its `f_jvp`
+//! and `f_jacobian` against `f_vjp` (`vjp_check`). An output parameter (`&mut [T]`, `&mut T`) is made anew
+//! for each call from the point's floats; they are inputs of the Hessian where the function reads the output's
 //! incoming value, which the harness learns from the gradient's length. The structs and enums of a file
 //! that the harness can make from the point's floats (`shapes.rs`) are parameters like the others, and so is
 //! the receiver of a method, called as `<Ty>::f__o2_hessian(&self_, ..)` (constant unless `wrt(self)`); a
@@ -665,6 +670,75 @@ fn float_scalar(ty: &syn::Type, generics: &syn::Generics) -> bool {
     ident == "f64" || ident == "f32" || float_params(generics).contains(&ident.to_string())
 }
 
+/// The locals (`__p<k>`, as `Rewriter::arguments` names them) of the output parameters of `f`: its `&mut`
+/// parameters of a float, a slice, `Vec` or array of floats (`floats`: the float type parameters too);
+/// `None` if it has another `&mut` parameter (`&mut self`, an integer buffer), whose forward and reverse
+/// items the harness does not call.
+fn output_locals(f: &syn::ItemFn, floats: &[String]) -> Option<Vec<syn::Ident>> {
+    let mut outs = Vec::new();
+    for (k, input) in f.sig.inputs.iter().enumerate() {
+        let ty = match input {
+            syn::FnArg::Receiver(r) if r.mutability.is_some() => return None,
+            syn::FnArg::Typed(t) => match &*t.ty {
+                syn::Type::Reference(r) if r.mutability.is_some() => &r.elem,
+                _ => continue,
+            },
+            _ => continue,
+        };
+        let elem = match &**ty {
+            syn::Type::Slice(s) => &s.elem,
+            syn::Type::Array(a) => &a.elem,
+            syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec") => {
+                match p.path.segments.last().map(|s| &s.arguments) {
+                    Some(syn::PathArguments::AngleBracketed(a)) => match a.args.first() {
+                        Some(syn::GenericArgument::Type(t)) => t,
+                        _ => return None,
+                    },
+                    _ => return None,
+                }
+            }
+            other => other,
+        };
+        if !scalar_type(elem, floats) {
+            return None;
+        }
+        outs.push(format_ident!("__p{k}"));
+    }
+    Some(outs)
+}
+
+/// Is `f_jvp` of `f` checked where its output parameters are (their tangents written into buffers the
+/// harness makes like the outputs): `forward_checked` with each `&mut` parameter read as `&`.
+fn forward_checked_with_outputs(
+    f: &syn::ItemFn,
+    wrt: Option<&[String]>,
+    shapes: &Shapes,
+    receiver: Option<&Receiver>,
+) -> bool {
+    let mut shared = f.clone();
+    for input in &mut shared.sig.inputs {
+        if let syn::FnArg::Typed(t) = input {
+            if let syn::Type::Reference(r) = &mut *t.ty {
+                r.mutability = None;
+            }
+        }
+    }
+    forward_checked(&shared, wrt, shapes, receiver)
+}
+
+/// Is `ty` a float scalar (`f64`, `f32`, a float type parameter) or a shared reference to one?
+fn scalar_type(ty: &syn::Type, floats: &[String]) -> bool {
+    match ty {
+        syn::Type::Reference(r) => r.mutability.is_none() && scalar_type(&r.elem, floats),
+        syn::Type::Paren(p) => scalar_type(&p.elem, floats),
+        syn::Type::Path(p) if p.qself.is_none() => p
+            .path
+            .get_ident()
+            .is_some_and(|i| i == "f64" || i == "f32" || floats.contains(&i.to_string())),
+        _ => false,
+    }
+}
+
 /// The harness function of check `id`, `__o2_dispatch_<id>(config, source, ask) -> Eval`, around `body`
 /// (which reads `__c`, `__src` and `__ask`).
 fn dispatch(id: usize, body: proc_macro2::TokenStream) -> syn::Item {
@@ -1229,7 +1303,7 @@ impl Rewriter<'_> {
     }
 
     /// The harness function of twin `id`: `__o2_dispatch_<id>(config, source, ask) -> Eval`, which calls the
-    /// twin, its `_grad` or its `_hessian` as `ask` says; a method's
+    /// twin, its `_grad`, `_hessian`, `_jvp`, `_hvp`, `_grad_into` or `_derivatives` as `ask` says; a method's
     /// (`receiver`: its `impl`) is called as `<Ty>::f__o2_<id>_hessian(&self_, ..)`.
     fn check(
         &mut self,
@@ -1238,50 +1312,118 @@ impl Rewriter<'_> {
         wrt: Option<Vec<String>>,
         receiver: Option<&Receiver>,
     ) -> Option<syn::Item> {
-        let tangents = forward_checked(twin, wrt.as_deref(), self.shapes, receiver);
-        let (lets, args, _) = self.arguments(id, twin, wrt, receiver, None)?;
+        let mut floats = float_params(&twin.sig.generics);
+        floats.extend(receiver.iter().flat_map(|r| r.floats.iter().cloned()));
+        let outs = output_locals(twin, &floats);
+        let tangents = outs.is_some()
+            && forward_checked_with_outputs(twin, wrt.as_deref(), self.shapes, receiver);
+        let outs = outs.unwrap_or_default();
+        let (lets, args, _, one_scalar) = self.arguments(id, twin, wrt, receiver, None)?;
         let name = &twin.sig.ident;
-        let grad = format_ident!("{name}_grad");
-        let jvp = format_ident!("{name}_jvp");
-        let hessian = format_ident!("{name}_hessian");
-        let (value, grad, jvp, hessian) = match receiver {
+        let item = |suffix: &str| {
+            let item = format_ident!("{name}_{suffix}");
+            match receiver {
+                Some(r) => {
+                    let ty = &r.self_ty;
+                    quote!(<#ty>::#item)
+                }
+                None => quote!(#item),
+            }
+        };
+        let value = match receiver {
             Some(r) => {
                 let ty = &r.self_ty;
-                (
-                    quote!(<#ty>::#name),
-                    quote!(<#ty>::#grad),
-                    quote!(<#ty>::#jvp),
-                    quote!(<#ty>::#hessian),
-                )
+                quote!(<#ty>::#name)
             }
-            None => (quote!(#name), quote!(#grad), quote!(#jvp), quote!(#hessian)),
+            None => quote!(#name),
         };
+        let (grad, jvp, hessian) = (item("grad"), item("jvp"), item("hessian"));
+        let (hvp, grad_into, vjp) = (item("hvp"), item("grad_into"), item("vjp"));
         // Forward mode against reverse mode: `f_jvp` for a fixed tangent shaped like the gradient against
-        // the gradient's inner product with it.
-        let tangent = if tangents {
+        // the gradient's inner product with it; with output parameters, `f_jvp`'s tangents of the value
+        // and the outputs (written into buffers of garbage) seen through a cotangent `d` against `f_vjp`'s
+        // gradient for `d` seen through the tangent.
+        let touts: Vec<syn::Ident> = outs.iter().map(|o| format_ident!("{o}_t")).collect();
+        let d_outs = (1..=outs.len()).map(|k| {
+            let k = syn::Index::from(k);
+            quote!(crate::support::ArgOf::arg_of(&__d.#k))
+        });
+        let tangent = if tangents && !outs.is_empty() {
             quote! {
-                let __gradient = {
+                #(
+                    let mut #touts = ::core::clone::Clone::clone(&#outs);
+                    crate::support::Fill::fill(&mut #touts, 7.25);
+                )*
+                let (_, __dv) = #jvp(
+                    #(#args,)*
+                    ::core::clone::Clone::clone(&__t),
+                    #(crate::support::BufferOf::buffer_of(&mut #touts)),*
+                );
+                let __k = &mut 0usize;
+                let __d = (
+                    crate::support::Cotangent::cotangent(&__dv, __k),
+                    #(crate::support::Cotangent::cotangent(&#touts, __k),)*
+                );
+                let __g = {
                     let __src = &mut __src.replay();
                     #(#lets)*
-                    #grad(#(#args),*).1
+                    #vjp(#(#args,)* __d.0, #(#d_outs),*).1
                 };
-                let __t = crate::support::Cotangent::cotangent(&__gradient, &mut 0);
-                #(#lets)*
+                crate::support::Eval::through(&(__dv, #(#touts,)*), &__d, &__g, &__t)
+            }
+        } else if tangents {
+            quote! {
                 let (_, __dv) = #jvp(#(#args,)* ::core::clone::Clone::clone(&__t));
                 crate::support::Eval::tangent(__dv, &__gradient, &__t)
             }
         } else {
             quote!(crate::support::Eval::without_hessian())
         };
+        // `f_derivatives`, emitted for one scalar active input alone.
+        let derivatives = if one_scalar {
+            let derivatives = item("derivatives");
+            quote! {
+                crate::support::Ask::Derivatives => {
+                    crate::support::Eval::derivatives(&#derivatives(#(#args),*)[..])
+                }
+            }
+        } else {
+            quote!()
+        };
         Some(dispatch(
             id,
             quote! {
-                if __ask == crate::support::Ask::Tangent {
-                    return { #tangent };
+                // The items that take a tangent or buffers shaped like the gradient: `f_grad`'s at the
+                // same point, made again, gives the shape.
+                if let crate::support::Ask::Tangent
+                | crate::support::Ask::Hvp
+                | crate::support::Ask::Into(_) = __ask
+                {
+                    let __gradient = {
+                        let __src = &mut __src.replay();
+                        #(#lets)*
+                        #grad(#(#args),*).1
+                    };
+                    let __t = crate::support::Cotangent::cotangent(&__gradient, &mut 0);
+                    #(#lets)*
+                    return match __ask {
+                        crate::support::Ask::Hvp => {
+                            let __v = crate::support::Cotangent::cotangent(&__gradient, &mut 0);
+                            let (__r, __g, __hv) = #hvp(#(#args,)* __v);
+                            crate::support::Eval::hvp(__r, &__g, &__hv, &__t)
+                        }
+                        crate::support::Ask::Into(__fill) => {
+                            let mut __b = __gradient;
+                            crate::support::Fill::fill(&mut __b, __fill);
+                            let __r = #grad_into(#(#args,)* crate::support::BufferOf::buffer_of(&mut __b));
+                            crate::support::Eval::new(__r, &__b, None::<&::std::vec::Vec<f64>>)
+                        }
+                        _ => { #tangent }
+                    };
                 }
                 #(#lets)*
                 match __ask {
-                    crate::support::Ask::Tangent => crate::support::Eval::without_hessian(),
+                    #derivatives
                     crate::support::Ask::Hessian => {
                         let (__v, __g, __h) = #hessian(#(#args),*);
                         crate::support::Eval::new(__v, &__g, Some(&__h))
@@ -1294,6 +1436,7 @@ impl Rewriter<'_> {
                         let __v = #value(#(#args),*);
                         crate::support::Eval::new(__v, &::std::vec::Vec::<f64>::new(), None::<&::std::vec::Vec<::std::vec::Vec<f64>>>)
                     }
+                    _ => crate::support::Eval::without_hessian(),
                 }
             },
         ))
@@ -1301,7 +1444,8 @@ impl Rewriter<'_> {
 
     /// The first-order check of `f` if `twin` made an entry for it (from index `before` on) and left it out
     /// only because its result is not one float: a `#[differentiable]` function returning a tuple, array
-    /// or `Vec`, without output parameters (`vjp_check`).
+    /// or `Vec`, or writing output parameters (`&mut` parameters; not `&mut self`) beside its result or
+    /// `()` (`vjp_check`).
     fn first_order(
         &mut self,
         before: usize,
@@ -1314,16 +1458,16 @@ impl Rewriter<'_> {
         if e.kind != Kind::Differentiable || e.out_of_scope.is_none() {
             return None;
         }
-        let syn::ReturnType::Type(_, ret) = &f.sig.output else {
-            return None;
-        };
-        let writes = f.sig.inputs.iter().any(|i| match i {
-            syn::FnArg::Typed(t) => {
-                matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_some())
+        let ret = match &f.sig.output {
+            syn::ReturnType::Type(_, ret) if !matches!(&**ret, syn::Type::Tuple(t) if t.elems.is_empty()) => {
+                Some(&**ret)
             }
-            syn::FnArg::Receiver(r) => r.mutability.is_some(),
-        });
-        if writes || matches!(&**ret, syn::Type::Tuple(t) if t.elems.is_empty()) {
+            _ => None,
+        };
+        let mut floats = float_params(&f.sig.generics);
+        floats.extend(receiver.iter().flat_map(|r| r.floats.iter().cloned()));
+        let outputs = output_locals(f, &floats)?;
+        if ret.is_none() && outputs.is_empty() {
             return None;
         }
         let check = self.vjp_check(id, f, ret, wrt, receiver)?;
@@ -1332,63 +1476,153 @@ impl Rewriter<'_> {
     }
 
     /// The harness function of `f` (first order, not a twin), a `#[differentiable]` function whose result
-    /// `ret` is not one float (a tuple, an array, a `Vec`) and which has no output parameter:
-    /// `__o2_dispatch_<id>(config, source, ask)` gives as its value the inner product of `f`'s result with
-    /// a fixed cotangent `d` shaped like it (`support::Cotangent`), and as its gradient `f_vjp`'s for that
-    /// `d`, so that the check compares `f_vjp` with central differences of `<d, f(x)>`; it has no Hessian.
+    /// `ret` is not one float (a tuple, an array, a `Vec`; `None` for `()`) or which writes output
+    /// parameters: `__o2_dispatch_<id>(config, source, ask)` gives as its value the inner product of `f`'s
+    /// results (its result and the final values of its outputs, in declaration order) with a fixed
+    /// cotangent `d` shaped like them (`support::Cotangent`), and as its gradient `f_vjp`'s for that `d`
+    /// (`d_ret`, then one `d_out` per output), so that the check compares `f_vjp` with central differences
+    /// of `<d, f(x)>`; it has no Hessian. Where `f_jacobian` exists (a `Vec` or array result and no output,
+    /// or `()` and one output), its rows seen through `d` are compared with `f_vjp`'s gradient.
     fn vjp_check(
         &mut self,
         id: usize,
         f: &syn::ItemFn,
-        ret: &syn::Type,
+        ret: Option<&syn::Type>,
         wrt: Option<Vec<String>>,
         receiver: Option<&Receiver>,
     ) -> Option<syn::Item> {
-        let (lets, args, ret) = self.arguments(id, f, wrt, receiver, Some(ret))?;
-        let ret = ret?;
-        let single = ret.to_token_stream().to_string().contains("f32");
+        let mut floats = float_params(&f.sig.generics);
+        floats.extend(receiver.iter().flat_map(|r| r.floats.iter().cloned()));
+        let outs = output_locals(f, &floats)?;
+        let array = |ty: &syn::Type| match ty {
+            syn::Type::Array(_) => true,
+            syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "Vec"),
+            _ => false,
+        };
+        // `f_jacobian` is emitted for a `Vec` or array result without outputs, or `()` and one output
+        // (API.md).
+        let rows = match ret {
+            Some(syn::Type::Paren(p)) => outs.is_empty() && array(&p.elem),
+            Some(other) => outs.is_empty() && array(other),
+            None => outs.len() == 1,
+        };
+        let tangents = forward_checked_with_outputs(f, wrt.as_deref(), self.shapes, receiver);
+        let (lets, args, ret, _) = self.arguments(id, f, wrt, receiver, ret)?;
+        let single = f.sig.to_token_stream().to_string().contains("f32");
         let name = &f.sig.ident;
-        let vjp = format_ident!("{name}_vjp");
-        let (value, vjp) = match receiver {
+        let (vjp, jvp) = (format_ident!("{name}_vjp"), format_ident!("{name}_jvp"));
+        let jacobian = format_ident!("{name}_jacobian");
+        let (value, vjp, jvp, jacobian) = match receiver {
             Some(r) => {
                 let ty = &r.self_ty;
-                (quote!(<#ty>::#name), quote!(<#ty>::#vjp))
+                (
+                    quote!(<#ty>::#name),
+                    quote!(<#ty>::#vjp),
+                    quote!(<#ty>::#jvp),
+                    quote!(<#ty>::#jacobian),
+                )
             }
-            None => (quote!(#name), quote!(#vjp)),
+            None => (quote!(#name), quote!(#vjp), quote!(#jvp), quote!(#jacobian)),
+        };
+        // Its rows through the cotangent against `f_vjp`'s gradient for it.
+        let jacobian = if rows {
+            quote! {
+                crate::support::Ask::Jacobian => {
+                    crate::support::Eval::jacobian(&#jacobian(#(#args),*), &__d, #single)
+                }
+            }
+        } else {
+            quote!()
+        };
+        // The results: `__r` (the returned value, if not `()`), then the outputs; the cotangent `__d` is a
+        // tuple of one for each, `d_ret` passed by value, each `d_out` as `f_vjp` takes it
+        // (`support::ArgOf`: `&[T]`, `&[T; N]`, or a float).
+        let results: Vec<proc_macro2::TokenStream> = ret
+            .iter()
+            .map(|_| quote!(__r))
+            .chain(outs.iter().map(|o| quote!(#o)))
+            .collect();
+        let offset = usize::from(ret.is_some());
+        let d_ret = ret
+            .iter()
+            .map(|_| quote!(::core::clone::Clone::clone(&__d.0)));
+        let d_outs = (0..outs.len()).map(|k| {
+            let k = syn::Index::from(k + offset);
+            quote!(crate::support::ArgOf::arg_of(&__d.#k))
+        });
+        let (bind, vjp_result) = match &ret {
+            Some(ret) => (quote!(let __r: #ret), quote!((__r, __g))),
+            None => (quote!(let _), quote!(__g)),
+        };
+        let d_ret: Vec<proc_macro2::TokenStream> = d_ret.collect();
+        let d_outs: Vec<proc_macro2::TokenStream> = d_outs.collect();
+        // Forward mode against reverse mode: `f_jvp` along a tangent `t` shaped like the gradient, writing
+        // the outputs' tangents into buffers of garbage (which it must overwrite), seen through `d`, against
+        // `f_vjp`'s gradient for `d` seen through `t`.
+        let tangent = if tangents {
+            let touts: Vec<syn::Ident> = outs.iter().map(|o| format_ident!("{o}_t")).collect();
+            let (dv, tresults) = match &ret {
+                Some(_) => (quote!((_, __dv)), quote!(__dv,)),
+                None => (quote!(()), quote!()),
+            };
+            quote! {
+                let __g = {
+                    let __src = &mut __src.replay();
+                    #(#lets)*
+                    let #vjp_result = #vjp(#(#args,)* #(#d_ret,)* #(#d_outs),*);
+                    __g
+                };
+                let __t = crate::support::Cotangent::cotangent(&__g, &mut 0);
+                #(#lets)*
+                #(
+                    let mut #touts = ::core::clone::Clone::clone(&#outs);
+                    crate::support::Fill::fill(&mut #touts, 7.25);
+                )*
+                let #dv = #jvp(
+                    #(#args,)*
+                    ::core::clone::Clone::clone(&__t),
+                    #(crate::support::BufferOf::buffer_of(&mut #touts)),*
+                );
+                crate::support::Eval::through(&(#tresults #(#touts,)*), &__d, &__g, &__t)
+            }
+        } else {
+            quote!(crate::support::Eval::without_hessian())
         };
         Some(dispatch(
             id,
             quote! {
-                if __ask == crate::support::Ask::Tangent {
-                    return crate::support::Eval::without_hessian();
-                }
-                // The result's shape, for the cotangent, from a call on the same point made again.
-                let __shape: #ret = {
+                // The results' shapes, for the cotangent, from a call on the same point made again.
+                let __d = {
                     let __src = &mut __src.replay();
                     #(#lets)*
-                    #value(#(#args),*)
+                    #bind = #value(#(#args),*);
+                    let __k = &mut 0usize;
+                    (#(crate::support::Cotangent::cotangent(&#results, __k),)*)
                 };
-                let __d = crate::support::Cotangent::cotangent(&__shape, &mut 0);
+                if __ask == crate::support::Ask::Tangent {
+                    return { #tangent };
+                }
                 #(#lets)*
                 match __ask {
-                    crate::support::Ask::Hessian | crate::support::Ask::Tangent => {
-                        crate::support::Eval::without_hessian()
-                    }
+                    #jacobian
                     crate::support::Ask::Gradient => {
-                        let (__v, __g) = #vjp(#(#args,)* ::core::clone::Clone::clone(&__d));
-                        crate::support::Eval::projected(&__v, &__d, &__g, #single)
+                        let #vjp_result = #vjp(#(#args,)* #(#d_ret,)* #(#d_outs),*);
+                        crate::support::Eval::projected(&(#(#results,)*), &__d, &__g, #single)
                     }
                     crate::support::Ask::Value => {
-                        let __v: #ret = #value(#(#args),*);
-                        crate::support::Eval::projected(&__v, &__d, &::std::vec::Vec::<f64>::new(), #single)
+                        #bind = #value(#(#args),*);
+                        crate::support::Eval::projected(&(#(#results,)*), &__d, &::std::vec::Vec::<f64>::new(), #single)
                     }
+                    _ => crate::support::Eval::without_hessian(),
                 }
             },
         ))
     }
 
     /// The `let`s that make the arguments of `f` from the point (`__src`) and the arguments themselves,
-    /// and the type `ret` (a result) with the harness's choices of float and const parameters, or `None`
+    /// the type `ret` (a result) with the harness's choices of float and const parameters, and whether
+    /// the one active input is a float scalar (so that `f_derivatives` exists: one float parameter, by
+    /// value or `&`, active, no other active parameter, no output parameter, no active `self`), or `None`
     /// (the entry's `no_numerics` says why) if the harness cannot make them.
     #[allow(clippy::type_complexity)]
     fn arguments(
@@ -1402,6 +1636,7 @@ impl Rewriter<'_> {
         Vec<proc_macro2::TokenStream>,
         Vec<proc_macro2::TokenStream>,
         Option<syn::Type>,
+        bool,
     )> {
         let mut floats = float_params(&twin.sig.generics);
         floats.extend(receiver.iter().flat_map(|r| r.floats.iter().cloned()));
@@ -1434,6 +1669,8 @@ impl Rewriter<'_> {
         };
         let mut lets = Vec::new();
         let mut args = Vec::new();
+        // Active inputs: how many are float scalars, and how many are anything else (or outputs).
+        let (mut scalars, mut others) = (0usize, 0usize);
         for (k, input) in twin.sig.inputs.iter().enumerate() {
             let local = format_ident!("__p{k}");
             let t = match (input, receiver) {
@@ -1449,6 +1686,7 @@ impl Rewriter<'_> {
                         && wrt.as_ref().is_some_and(|w| w.iter().any(|n| n == "self"));
                     let ty = &recv.self_ty;
                     let mutable = r.reference.is_some() && r.mutability.is_some();
+                    others += usize::from(active || mutable);
                     lets.push(if mutable {
                         quote!(let mut #local: #ty = __src.take(#active, __c);)
                     } else {
@@ -1483,6 +1721,11 @@ impl Rewriter<'_> {
                 _ => String::new(),
             };
             let active = float && wrt.as_ref().is_none_or(|w| w.contains(&name));
+            if pass == Pass::Mutable || (active && !scalar_type(&param_ty, &scope.floats)) {
+                others += 1;
+            } else if active {
+                scalars += 1;
+            }
             args.push(match pass {
                 // Moved (a struct need not be `Clone`): the harness makes its values anew for each call.
                 Pass::Value => argument(&param_ty, quote!(#local)),
@@ -1516,7 +1759,7 @@ impl Rewriter<'_> {
             }
             None => None,
         };
-        Some((lets, args, ret))
+        Some((lets, args, ret, scalars == 1 && others == 0))
     }
 
     /// `items` between the markers of the harness function of twin `id`: an error there drops its check.
@@ -1967,8 +2210,10 @@ fn report(
     let mut failing: BTreeSet<String> = BTreeSet::new();
     let (mut compiled, mut ok, mut wrong, mut panicked, mut noinput, mut unchecked) =
         (0, 0, 0, 0, 0, 0);
-    // Of those that match, how many had their `f_jvp` checked against `f_grad` too.
+    // Of those that match, how many had their `f_jvp` checked against `f_grad` too, and their `f_hvp`,
+    // `f_grad_into`, `f_derivatives` against `f_grad` and `f_hessian`.
     let mut forward = 0usize;
+    let (mut hvp, mut into, mut derivatives) = (0usize, 0usize, 0usize);
     for e in &in_scope {
         if let Some((key, _)) = &e.compile_error {
             by_cause
@@ -1983,14 +2228,23 @@ fn report(
             Some(r) if r.starts_with("ok") => {
                 ok += 1;
                 forward += usize::from(r.contains("f_jvp too"));
+                hvp += usize::from(r.contains("f_hvp too"));
+                into += usize::from(r.contains("f_grad_into too"));
+                derivatives += usize::from(r.contains("f_derivatives too"));
             }
             Some(r) if r.starts_with("wrong") => {
                 wrong += 1;
                 failing.insert(e.name.clone());
-                let cause = if r.starts_with("wrong f_grad") {
+                let cause = if r.starts_with("wrong f_grad_into") {
+                    "wrong f_grad_into (against f_grad, into buffers of garbage)"
+                } else if r.starts_with("wrong f_grad") {
                     "wrong gradient (against central differences of the value)"
                 } else if r.starts_with("wrong f_jvp") {
-                    "wrong f_jvp (against f_grad along a tangent)"
+                    "wrong f_jvp (against f_grad along a tangent, or f_vjp with output parameters)"
+                } else if r.starts_with("wrong f_hvp") {
+                    "wrong f_hvp (against f_hessian times a tangent, f_grad)"
+                } else if r.starts_with("wrong f_derivatives") {
+                    "wrong f_derivatives (against f_grad and f_hessian)"
                 } else {
                     "wrong Hessian"
                 };
@@ -2000,7 +2254,7 @@ fn report(
                 panicked += 1;
                 failing.insert(e.name.clone());
                 by_cause
-                    .entry("f_hessian panicked".into())
+                    .entry("panicked (f_hessian, or f_jvp, f_hvp, f_grad_into, f_derivatives: the message says which)".into())
                     .or_default()
                     .push(e);
             }
@@ -2008,8 +2262,9 @@ fn report(
             None => unchecked += 1,
         }
     }
-    // The functions of several results (a tuple, an array, a `Vec`), checked at first order only: `f_vjp`
-    // against central differences of the result seen through a fixed cotangent (`vjp_check`).
+    // The functions of several results (a tuple, an array, a `Vec`, output parameters), checked at first
+    // order only: `f_vjp` against central differences of the results seen through a fixed cotangent, and
+    // `f_jvp`, `f_jacobian` against `f_vjp` (`vjp_check`).
     let several: Vec<&Entry> = entries
         .iter()
         .filter(|e| {
@@ -2021,16 +2276,26 @@ fn report(
         })
         .collect();
     let (mut several_ok, mut several_wrong, mut several_other) = (0, 0, 0);
+    let (mut jacobians, mut several_forward) = (0, 0);
     for e in &several {
         match e.result.as_deref() {
-            Some(r) if r.starts_with("ok") => several_ok += 1,
+            Some(r) if r.starts_with("ok") => {
+                several_ok += 1;
+                jacobians += usize::from(r.contains("f_jacobian too"));
+                several_forward += usize::from(r.contains("f_jvp too"));
+            }
             Some(r) if r.starts_with("wrong") || r.starts_with("panic") => {
                 several_wrong += 1;
                 failing.insert(e.name.clone());
-                by_cause
-                    .entry("wrong f_vjp of a function of several results (first order)".into())
-                    .or_default()
-                    .push(e);
+                let cause = if r.starts_with("wrong f_jacobian") || r.starts_with("panic Jacobian")
+                {
+                    "wrong f_jacobian of a function of several results (against f_vjp through a cotangent)"
+                } else if r.starts_with("wrong f_jvp") || r.starts_with("panic f_jvp") {
+                    "wrong f_jvp of a function of several results (against f_vjp, both through a tangent and a cotangent)"
+                } else {
+                    "wrong f_vjp of a function of several results (first order)"
+                };
+                by_cause.entry(cause.into()).or_default().push(e);
             }
             other => {
                 several_other += 1;
@@ -2150,13 +2415,23 @@ fn report(
     let _ = out_of_scope;
     println!(
         "order2: forward mode: {forward} of the {ok} that match also have f_jvp along a tangent equal to f_grad's \
-         inner product with it (the others take an output parameter or a type the harness makes no tangent of)"
+         inner product with it (with output parameters, their tangents too, through a cotangent, against f_vjp; \
+         the others take an integer `&mut` buffer or a type the harness makes no tangent of)"
     );
     println!(
-        "order2: first order, functions of several results: {} checked, {} f_vjp match central differences \
-         of the result through a cotangent, {} wrong or panicked, {} without inputs found or not callable",
+        "order2: other items of the {ok} that match: {hvp} with f_hvp along a tangent equal to f_hessian times it, \
+         {into} with f_grad_into writing f_grad's floats bit for bit into buffers of garbage, {derivatives} \
+         with f_derivatives equal to f, f_grad and f_hessian (those of one scalar input)"
+    );
+    println!(
+        "order2: first order, functions of several results (a tuple, array or Vec, or output parameters): {} \
+         checked, {} f_vjp match central differences of the results through a cotangent (of those {} with \
+         f_jvp along a tangent agreeing with f_vjp, {} with f_jacobian through the cotangent equal to f_vjp), \
+         {} wrong or panicked, {} without inputs found or not callable",
         several.len(),
         several_ok,
+        several_forward,
+        jacobians,
         several_wrong,
         several_other,
     );
@@ -2222,5 +2497,42 @@ mod tests {
         }
         .visit_type_mut(&mut ty);
         assert_eq!(shown(&ty), "([f64 ; 3], usize)");
+    }
+
+    #[test]
+    fn outputs_are_mutable_floats_slices_vecs_and_arrays() {
+        let names = |src: &str| {
+            let f: syn::ItemFn = syn::parse_str(src).unwrap();
+            output_locals(&f, &["T".to_string()])
+                .map(|outs| outs.iter().map(ToString::to_string).collect::<Vec<_>>())
+        };
+        assert_eq!(
+            names("fn f(x: &[f64], a: &mut [T], n: usize, b: &mut f32, c: &mut Vec<f64>, d: &mut [f64; 3]) {}"),
+            Some(vec!["__p1".into(), "__p3".into(), "__p4".into(), "__p5".into()])
+        );
+        assert_eq!(names("fn f(x: &[f64], y: f64) -> f64 {}"), Some(vec![]));
+        // An integer buffer (never differentiated) or `&mut self`: no forward or several-results check.
+        assert_eq!(
+            names("fn f(a: &[f64], cursor: &mut [usize]) -> f64 {}"),
+            None
+        );
+        assert_eq!(names("fn f(&mut self, x: f64, out: &mut [f64]) {}"), None);
+    }
+
+    #[test]
+    fn one_float_scalar_is_a_float_or_a_shared_reference_to_one() {
+        let floats = ["T".to_string()];
+        for (ty, scalar) in [
+            ("f64", true),
+            ("&f32", true),
+            ("T", true),
+            ("&mut f64", false),
+            ("[f64; 1]", false),
+            ("(f64,)", false),
+            ("usize", false),
+        ] {
+            let ty: syn::Type = syn::parse_str(ty).unwrap();
+            assert_eq!(scalar_type(&ty, &floats), scalar, "{}", shown(&ty));
+        }
     }
 }

@@ -9,8 +9,9 @@
 //! work crate's `support::Take`, which takes the fields in declaration order, each active when the struct
 //! derives `Differentiable` and the field is not `#[no_grad]`; beside each struct deriving `Differentiable`,
 //! an impl of `support::Flat` through its flat view (`Differentiable::extend_flat`: the differentiable fields
-//! in declaration order, which API.md makes the order of the Hessian's rows). The impls sit beside the type's
-//! definition, where its private fields are in scope.
+//! in declaration order, which API.md makes the order of the Hessian's rows), and of `support::Cotangent`
+//! and `support::Fill` through it (a tangent of weights, buffers of garbage for `f_grad_into`). The impls
+//! sit beside the type's definition, where its private fields are in scope.
 //!
 //! A name defined twice in a file (in two modules) is made when every definition of it can be, and all or
 //! none of them derive `Differentiable`: the census does not resolve names, rustc picks the impl.
@@ -351,6 +352,19 @@ impl Shapes {
                     }
                 }
             });
+            // A gradient of it made garbage (`f_grad_into`'s buffer before the call): every float of its
+            // flat view set to one value.
+            out.push(syn::parse_quote! {
+                #[allow(warnings, clippy::all)]
+                impl #impl_generics crate::support::Fill for #ident #ty_generics #where_clause {
+                    fn fill(&mut self, __x: f64) {
+                        let mut __flat = ::std::vec::Vec::new();
+                        ::autodiff::Differentiable::extend_flat(self, &mut __flat);
+                        let __garbage = ::std::vec![__x; __flat.len()];
+                        *self = ::autodiff::Differentiable::from_flat(self, &__garbage);
+                    }
+                }
+            });
         }
         out
     }
@@ -413,7 +427,7 @@ mod tests {
             .iter()
             .map(|i| quote!(#i).to_string())
             .collect();
-        assert_eq!(text.len(), 3);
+        assert_eq!(text.len(), 4);
         assert!(text[0].contains("a : crate :: support :: Take :: take (__src , __active && true , __c) , n : crate :: support :: Take :: take (__src , __active && false , __c) , v :"), "{}", text[0]);
         assert!(
             text[0].contains("T : crate :: support :: Take"),
@@ -422,5 +436,7 @@ mod tests {
         );
         assert!(text[1].contains("extend_flat"), "{}", text[1]);
         assert!(text[2].contains("from_flat"), "{}", text[2]);
+        assert!(text[3].contains("support :: Fill for P"), "{}", text[3]);
+        assert!(text[3].contains("from_flat"), "{}", text[3]);
     }
 }
