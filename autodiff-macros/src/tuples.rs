@@ -111,7 +111,25 @@ pub(crate) fn pass_parts(item: &mut syn::ItemFn, wrt: Option<&[Ident]>) {
             _ => {}
         }
     }
+    // A local written from a parameter after it is bound (`out[0] = x` in a loop, `g(x, &mut out)` before
+    // a later statement reads it) is one too: visited again, from what the parameters say, until no name
+    // joins, as a loop's body may write what its earlier statements read.
+    let seed = names.clone();
     names.visit_block(&item.block);
+    loop {
+        let known = (names.from_params.len(), names.from_any.len());
+        let mut again = ArrayNames {
+            from_params: std::mem::take(&mut names.from_params),
+            from_any: std::mem::take(&mut names.from_any),
+            ..seed.clone()
+        };
+        again.visit_block(&item.block);
+        let grown = (again.from_params.len(), again.from_any.len()) != known;
+        names = again;
+        if !grown {
+            break;
+        }
+    }
     if names.any_call {
         names.visit_block_mut(&mut item.block);
     }
@@ -161,7 +179,7 @@ fn bound_names(pat: &Pat, names: &mut Vec<String>) {
 }
 
 /// The names that hold arrays and tuples holding arrays, as the syntax shows them.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct ArrayNames {
     arrays: Vec<String>,
     /// Tuple parameters holding arrays, with which of their parts are arrays.
@@ -268,6 +286,34 @@ impl ArrayNames {
         }
     }
 
+    /// `target` (`out[i]`, `s`, `*e`) written with `value`: its name joins `from_params` (and `from_any`)
+    /// where `value` names one of them.
+    fn written(&mut self, target: &Expr, value: &Expr) {
+        let Some(name) = written_name(target) else {
+            return;
+        };
+        if self.mentions_params(value) && !self.from_params.contains(&name) {
+            self.from_params.push(name.clone());
+        }
+        if Self::mentions(&self.from_any, value) && !self.from_any.contains(&name) {
+            self.from_any.push(name);
+        }
+    }
+
+    /// A call with `args` writes each `&mut name` among them from the others: its names join as
+    /// [`written`](Self::written) says, from all the arguments.
+    fn written_through<'a>(&mut self, args: impl Iterator<Item = &'a Expr> + Clone) {
+        let outs = args.clone().filter_map(|a| match a {
+            Expr::Reference(r) if r.mutability.is_some() => Some(&*r.expr),
+            _ => None,
+        });
+        for out in outs.collect::<Vec<_>>() {
+            for value in args.clone() {
+                self.written(out, value);
+            }
+        }
+    }
+
     /// Which parts of the tuple parameter `expr` names are arrays.
     fn tuple_parts(&self, expr: &Expr) -> Option<&[bool]> {
         let Expr::Path(p) = expr else { return None };
@@ -287,19 +333,14 @@ impl<'ast> syn::visit::Visit<'ast> for ArrayNames {
             other => (other, None),
         };
         let Pat::Ident(pi) = pat else { return };
-        if local
-            .init
-            .as_ref()
-            .is_some_and(|i| self.mentions_params(&i.expr))
-        {
-            self.from_params.push(pi.ident.to_string());
+        let name = pi.ident.to_string();
+        let init = local.init.as_ref().map(|i| &*i.expr);
+        if init.is_some_and(|i| self.mentions_params(i)) && !self.from_params.contains(&name) {
+            self.from_params.push(name.clone());
         }
-        if local
-            .init
-            .as_ref()
-            .is_some_and(|i| Self::mentions(&self.from_any, &i.expr))
+        if init.is_some_and(|i| Self::mentions(&self.from_any, i)) && !self.from_any.contains(&name)
         {
-            self.from_any.push(pi.ident.to_string());
+            self.from_any.push(name);
         }
         let arity = match (
             ty.and_then(tuple_elems),
@@ -324,6 +365,35 @@ impl<'ast> syn::visit::Visit<'ast> for ArrayNames {
             .iter()
             .any(|a| matches!(a, Expr::Tuple(_) | Expr::Path(_) | Expr::Reference(_)));
         syn::visit::visit_expr_call(self, c);
+        self.written_through(c.args.iter());
+    }
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        syn::visit::visit_expr_method_call(self, m);
+        self.written_through(std::iter::once(&*m.receiver).chain(&m.args));
+    }
+    // `out[i] = x`, `s += x`: the name written joins the parameters' if the value names one.
+    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+        syn::visit::visit_expr_assign(self, a);
+        self.written(&a.left, &a.right);
+    }
+    fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+        syn::visit::visit_expr_binary(self, b);
+        use syn::BinOp::*;
+        if matches!(
+            b.op,
+            AddAssign(_)
+                | SubAssign(_)
+                | MulAssign(_)
+                | DivAssign(_)
+                | RemAssign(_)
+                | BitXorAssign(_)
+                | BitAndAssign(_)
+                | BitOrAssign(_)
+                | ShlAssign(_)
+                | ShrAssign(_)
+        ) {
+            self.written(&b.left, &b.right);
+        }
     }
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
@@ -382,6 +452,18 @@ impl VisitMut for ArrayNames {
         c.args = args;
     }
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// The local that writing `target` changes (`out` of `out[i][j]`, `s` of `s`, `e` of `*e`, `p` of `p.0`).
+fn written_name(target: &Expr) -> Option<String> {
+    match target {
+        Expr::Paren(p) => written_name(&p.expr),
+        Expr::Index(i) => written_name(&i.expr),
+        Expr::Field(f) => written_name(&f.base),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => written_name(&u.expr),
+        Expr::Path(p) => p.path.get_ident().map(ToString::to_string),
+        _ => None,
+    }
 }
 
 /// Does `item` have a tuple parameter holding an array, or one destructured in the parameter pattern?
@@ -1131,6 +1213,47 @@ mod tests {
         let float = ty("&f64");
         assert!(float_behind_reference(&float, &[]).is_some());
         assert!(float_behind_reference(&ty("&[f64]"), &[]).is_none());
+    }
+
+    #[test]
+    fn a_local_written_from_a_parameter_is_differentiated_in_a_tuple() {
+        // `out` is written by a call from `s`, and `acc` from `s` later in a loop: a tuple holding an
+        // array and one of them goes to the split copy, not to the callee as written.
+        let mut item: syn::ItemFn = syn::parse_quote! {
+            fn f(s: f64) -> f64 {
+                let mut out = vec![0.0; 3];
+                let mut acc = 0.0;
+                let a = g(s, (1.0, [0.5]), &mut out);
+                for i in 0..2 {
+                    let b = g(1.0, (out[1], [0.5]), &mut out);
+                    let c = g(1.0, (acc, [0.5]), &mut out);
+                    acc += s * b * c;
+                }
+                a + acc
+            }
+        };
+        pass_parts(&mut item, None);
+        let body = item.block.to_token_stream().to_string();
+        assert!(
+            body.contains("__g_split (1.0 , out [1] , [0.5] , & mut out)"),
+            "{body}"
+        );
+        assert!(
+            body.contains("__g_split (1.0 , acc , [0.5] , & mut out)"),
+            "{body}"
+        );
+        // Without the writes, constants: left as written, for a plain function.
+        let mut item: syn::ItemFn = syn::parse_quote! {
+            fn f(s: f64) -> f64 {
+                let out = vec![0.0; 3];
+                let acc = 0.0;
+                s * g(1.0, (out[1], [0.5])) * g(1.0, (acc, [0.5]))
+            }
+        };
+        pass_parts(&mut item, None);
+        let body = item.block.to_token_stream().to_string();
+        assert!(body.contains("g (1.0 , (out [1] , [0.5]))"), "{body}");
+        assert!(body.contains("g (1.0 , (acc , [0.5]))"), "{body}");
     }
 
     #[test]
