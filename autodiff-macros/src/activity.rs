@@ -217,6 +217,36 @@ pub(crate) fn analyze(
     pass.activity
 }
 
+// Input:  let p: Vec<usize> = argsort(x);     (`argsort` a plain helper, `x` active)
+// Output: true for `p`
+/// Does the `let` of the local `array` declare its elements integers (`Vec<usize>`, `Vec<i64>`,
+/// `[u32; 3]`)? Made by a call (`let p: Vec<usize> = argsort(x);`), it is integer data computed from the
+/// values of the arguments, with no derivative: the call is made as written (the values of a generic
+/// copy's arguments, `expand::plain_calls`), no derivative looked up (`expand::calls_of`).
+pub(crate) fn declared_integers(f: &Function, array: crate::ir::Array) -> bool {
+    let Some(info) = f.arrays.get(array.0 as usize) else {
+        return false;
+    };
+    let integer = |t: &syn::Type| {
+        matches!(t, syn::Type::Path(p) if p.qself.is_none()
+            && p.path.get_ident().is_some_and(|t| crate::shadow::INTEGERS.iter().any(|n| t == n)))
+    };
+    match &info.declared {
+        Some(syn::Type::Array(a)) => integer(&a.elem),
+        Some(syn::Type::Path(p)) if p.qself.is_none() => {
+            let last = p.path.segments.last();
+            let vec = last.is_some_and(|s| s.ident == "Vec");
+            match last.map(|s| &s.arguments) {
+                Some(syn::PathArguments::AngleBracketed(args)) if vec && args.args.len() == 1 => {
+                    matches!(args.args.first(), Some(syn::GenericArgument::Type(t)) if integer(t))
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
 // Input:  let k = argmax(x); let j = k + 1; let y = x[j];    (`argmax` a plain helper, `x` active)
 // Output: {k, j}
 /// The values that the body declares (`let k: usize = ..`) or uses as integers, whatever their kind: an index (`a[k]`, a window's bounds,
@@ -561,6 +591,11 @@ impl Pass<'_> {
                         ),
                         // The permutation of a sort (`sorts.rs`): integers, no derivative.
                         ArrayInit::Call { callee, .. } if crate::shadow::is_sort_order(callee) => {
+                            (Kind::Int, false)
+                        }
+                        // A plain call whose `let` declares integers (`let p: Vec<usize> = argsort(x);`):
+                        // no derivative, whatever its arguments.
+                        ArrayInit::Call { .. } if declared_integers(self.f, *array) => {
                             (Kind::Int, false)
                         }
                         ArrayInit::Call { args, .. } => (

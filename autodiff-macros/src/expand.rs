@@ -1164,6 +1164,19 @@ pub(crate) fn plain_calls(
                     || matches!(activity.var_kind(*var), Kind::Int);
                 (callee, args, Some(by_ref))
             }
+            // Integers declared so (`let p: Vec<usize> = argsort(x);`, `activity::declared_integers`).
+            Stmt::NewArray {
+                array,
+                init:
+                    ArrayInit::Call {
+                        callee,
+                        args,
+                        by_ref,
+                    },
+            } if activity::declared_integers(f, *array) => {
+                constant_result = true;
+                (callee, args, Some(by_ref))
+            }
             Stmt::NewArray {
                 init: ArrayInit::Call { callee, args, .. },
                 ..
@@ -1343,6 +1356,11 @@ fn calls_of(f: &Function, activity: &Activity, floats: bool) -> Vec<String> {
                 init: crate::ir::ArrayInit::Call { callee, .. },
                 ..
             } if crate::shadow::is_sort_order(callee) => None,
+            // A call whose `let` declares integers (`let p: Vec<usize> = argsort(x);`).
+            crate::ir::Stmt::NewArray {
+                array,
+                init: crate::ir::ArrayInit::Call { .. },
+            } if activity::declared_integers(f, *array) => None,
             crate::ir::Stmt::Let {
                 value: crate::ir::Value::Call { callee, args, .. },
                 ..
@@ -1387,6 +1405,12 @@ fn first_order_copy_calls(
                 var,
                 value: Value::Call { callee, .. },
             } if matches!(activity.var_kind(*var), Kind::Int) => {
+                Some(callee.path.to_token_stream().to_string())
+            }
+            Stmt::NewArray {
+                array,
+                init: crate::ir::ArrayInit::Call { callee, .. },
+            } if activity::declared_integers(f, *array) => {
                 Some(callee.path.to_token_stream().to_string())
             }
             _ => None,
