@@ -598,10 +598,13 @@ impl Pass<'_> {
                         ArrayInit::Call { .. } if declared_integers(self.f, *array) => {
                             (Kind::Int, false)
                         }
-                        ArrayInit::Call { args, .. } => (
-                            Kind::Unknown,
-                            args.iter().any(|o| self.activity.is_active(o)),
-                        ),
+                        ArrayInit::Call { callee, args, .. } => {
+                            let active = args.iter().any(|o| self.activity.is_active(o));
+                            if self.report && active {
+                                self.undeclared_integers(*array, callee);
+                            }
+                            (Kind::Unknown, active)
+                        }
                     };
                     self.set_array(*array, &kind, active);
                 }
@@ -661,6 +664,33 @@ impl Pass<'_> {
             }
             self.set(*out, kind, active);
         }
+    }
+
+    // Input:  let p = argsort(x); let y = x[p[0]];    (`argsort` a plain helper, `x` active)
+    // Output: the error below, at `argsort`.
+    /// Reports an array made by a call with differentiated arguments whose elements the body uses as
+    /// integers (`x[p[0]]`: an index, `integer_uses`) and whose `let` does not declare them so: the result
+    /// of a plain helper such as an argsort, which carries no derivative once its type says so
+    /// (`declared_integers`); undeclared, the call is differentiated and the helper has no derivative.
+    fn undeclared_integers(&mut self, array: crate::ir::Array, callee: &syn::ExprPath) {
+        let indexes = self.f.all_stmts().into_iter().any(|stmt| {
+            matches!(stmt, Stmt::Let { var, value: Value::Load { array: a, .. } }
+                if *a == array && self.integers.contains(var))
+        });
+        if !indexes {
+            return;
+        }
+        let name = &self.f.arrays[array.0 as usize].name;
+        let called = crate::naming::path_names(&callee.path).join("::");
+        self.errors.spanned(
+            callee,
+            format!(
+                "the elements of `{name}` index arrays, so `{called}` returns integers, which carry no \
+                 derivative; the macro sees no type for them and would differentiate the call: write the \
+                 type, `let {name}: Vec<usize> = {called}(..);` (or the integer type the function returns, \
+                 `Vec<u32>`, `[usize; N]`)"
+            ),
+        );
     }
 
     // Input:  type Real = f32;  fn f(x: Real) -> f32 { x * x.sin() }
