@@ -29,7 +29,11 @@ fn argsort(x: &[f64]) -> Vec<usize> {
 /// The same for any ordered element type (a generic function's helper).
 fn argsort_g<T: PartialOrd>(x: &[T]) -> Vec<usize> {
     let mut p: Vec<usize> = (0..x.len()).collect();
-    p.sort_by(|a, b| x[*a].partial_cmp(&x[*b]).unwrap_or(std::cmp::Ordering::Equal));
+    p.sort_by(|a, b| {
+        x[*a]
+            .partial_cmp(&x[*b])
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
     p
 }
 
@@ -177,14 +181,29 @@ fn check(what: &str, x: &[f64], items: &Items, value: f64, gradient: &[f64], hes
     assert_jvp_is_grad_dot(dot, &g, &tangent, &format!("{what}: _jvp"));
     let mut into = vec![f64::NAN; n];
     let v4 = (items.grad_into)(x, &mut into);
-    assert_close(v4, value, ANALYTIC_TOL, &format!("{what}: _grad_into's value"));
+    assert_close(
+        v4,
+        value,
+        ANALYTIC_TOL,
+        &format!("{what}: _grad_into's value"),
+    );
     assert_all_close(&into, &g, ANALYTIC_TOL, &format!("{what}: _grad_into"));
     let (Some(hessian_of), Some(hvp)) = (items.hessian, items.hvp) else {
         return;
     };
     let (v5, g5, h) = hessian_of(x);
-    assert_close(v5, value, ANALYTIC_TOL, &format!("{what}: _hessian's value"));
-    assert_all_close(&g5, &g, ANALYTIC_TOL, &format!("{what}: _hessian's gradient"));
+    assert_close(
+        v5,
+        value,
+        ANALYTIC_TOL,
+        &format!("{what}: _hessian's value"),
+    );
+    assert_all_close(
+        &g5,
+        &g,
+        ANALYTIC_TOL,
+        &format!("{what}: _hessian's gradient"),
+    );
     for i in 0..n {
         let what = format!("{what}: Hessian row {i}");
         assert_all_close(&h[i], &hessian[i], ANALYTIC_TOL, &what);

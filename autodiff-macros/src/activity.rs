@@ -1314,4 +1314,77 @@ mod tests {
         assert_eq!(errors, 0);
         assert!(active(&named, "s"), "{named:?}");
     }
+
+    /// The arrays of `src` by name: (declared integers, active, elements' kind), and the errors' messages.
+    fn arrays_of(src: &str) -> (Vec<(String, bool, bool, String)>, Vec<String>) {
+        let item: syn::ItemFn = syn::parse_str(src).expect("test source parses");
+        let args: Args = syn::parse_str("").expect("test arguments parse");
+        let mut errors = Errors::default();
+        let sig =
+            crate::signature::analyze(&item, &args, &mut errors).expect("supported signature");
+        let float_params = crate::signature::float_type_params(&item.sig.generics);
+        let f = crate::lower::lower(&item, &sig, float_params.clone(), &mut errors);
+        let a = analyze(&f, &sig, &float_params, &mut errors);
+        let arrays = (0..f.arrays.len())
+            .filter_map(|i| {
+                let array = crate::ir::Array(u32::try_from(i).ok()?);
+                let kind = match a.elem_kind(array) {
+                    Kind::Float(_) => "float",
+                    Kind::Int => "int",
+                    _ => "other",
+                };
+                Some((
+                    f.arrays[i].name.clone(),
+                    declared_integers(&f, array),
+                    a.is_active_array(array),
+                    kind.to_owned(),
+                ))
+            })
+            .collect();
+        (arrays, errors.messages())
+    }
+
+    #[test]
+    fn a_call_declared_to_return_integers_is_constant_integer_data() {
+        let (arrays, errors) = arrays_of(
+            "fn f(x: &[f64]) -> f64 { \
+               let p: Vec<usize> = argsort(x); let q: [u32; 2] = two(x); let r: Vec<i64> = ranks(x); \
+               let v: Vec<f64> = scaled(x); \
+               x[p[0]] * v[q[1] as usize] + x[r[0] as usize] }",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        let find = |name: &str| {
+            arrays
+                .iter()
+                .find(|a| a.0 == name)
+                .cloned()
+                .unwrap_or_else(|| panic!("{name} in {arrays:?}"))
+        };
+        for name in ["p", "q", "r"] {
+            let (_, declared, active, kind) = find(name);
+            assert!(declared && !active && kind == "int", "{name}: {arrays:?}");
+        }
+        // A declared float `Vec` and the parameter: differentiated as before.
+        let (_, declared, active, _) = find("v");
+        assert!(!declared && active, "{arrays:?}");
+        let (_, declared, active, _) = find("x");
+        assert!(!declared && active, "{arrays:?}");
+    }
+
+    #[test]
+    fn an_undeclared_call_whose_elements_index_is_an_error_saying_to_write_the_type() {
+        let (_, errors) =
+            arrays_of("fn f(x: &[f64]) -> f64 { let p = argsort(x); x[p[0]] * x[p[1] + 1] }");
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].contains("let p: Vec<usize> = argsort(..);"),
+            "{errors:?}"
+        );
+        // Elements read as floats, or a call of constants only: no such error.
+        let (_, errors) = arrays_of("fn f(x: &[f64]) -> f64 { let v = scaled(x); x[0] * v[0] }");
+        assert!(errors.is_empty(), "{errors:?}");
+        let (_, errors) =
+            arrays_of("fn f(x: &[f64], n: usize) -> f64 { let p = indexes(n); x[p[0]] }");
+        assert!(errors.is_empty(), "{errors:?}");
+    }
 }
