@@ -1173,7 +1173,9 @@ pub(crate) fn plain_calls(
                         args,
                         by_ref,
                     },
-            } if activity::declared_integers(f, *array) => {
+            } if activity::declared_integers(f, *array)
+                && !crate::shadow::is_sort_order(callee) =>
+            {
                 constant_result = true;
                 (callee, args, Some(by_ref))
             }
@@ -1410,7 +1412,9 @@ fn first_order_copy_calls(
             Stmt::NewArray {
                 array,
                 init: crate::ir::ArrayInit::Call { callee, .. },
-            } if activity::declared_integers(f, *array) => {
+            } if activity::declared_integers(f, *array)
+                && !crate::shadow::is_sort_order(callee) =>
+            {
                 Some(callee.path.to_token_stream().to_string())
             }
             _ => None,
