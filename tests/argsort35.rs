@@ -102,7 +102,7 @@ fn rounds(x: &[f64]) -> f64 {
     for r in 0..2 {
         let p: Vec<usize> = argsort(&v);
         s += v[p[0]] * v[p[v.len() - 1]];
-        v[p[r]] = v[p[r]] * 3.0;
+        v[p[r]] *= 3.0;
     }
     s + v[0] * v[1]
 }
@@ -148,17 +148,20 @@ fn median_of_odd<T: Float>(x: &[T]) -> T {
 type WithGradient = (f64, Vec<f64>);
 type WithHessian = (f64, Vec<f64>, Vec<Vec<f64>>);
 type WithHvp = (f64, Vec<f64>, Vec<f64>);
+type Jvp<'a> = &'a dyn Fn(&[f64], &[f64]) -> (f64, f64);
+type Hessian<'a> = Option<&'a dyn Fn(&[f64]) -> WithHessian>;
+type Hvp<'a> = Option<&'a dyn Fn(&[f64], &[f64]) -> WithHvp>;
 
 /// The generated items of a function of the flat point `p` (its arguments split from it by the closures).
 struct Items<'a> {
     f: &'a dyn Fn(&[f64]) -> f64,
     grad: &'a dyn Fn(&[f64]) -> WithGradient,
     vjp: &'a dyn Fn(&[f64], f64) -> WithGradient,
-    jvp: &'a dyn Fn(&[f64], &[f64]) -> (f64, f64),
+    jvp: Jvp<'a>,
     grad_into: &'a dyn Fn(&[f64], &mut [f64]) -> f64,
     /// `None` for a first-order function.
-    hessian: Option<&'a dyn Fn(&[f64]) -> WithHessian>,
-    hvp: Option<&'a dyn Fn(&[f64], &[f64]) -> WithHvp>,
+    hessian: Hessian<'a>,
+    hvp: Hvp<'a>,
 }
 
 /// Every item at `x` against the analytic value, gradient and Hessian, central differences of `f` and
@@ -547,7 +550,7 @@ fn f32_through_the_generic_helper() {
         let (a, b) = (x32[p[0]], x32[p[1]]);
         let (v, g) = smallest_two_f32_grad(&x32);
         assert_close(v as f64, (a * b + a.exp()) as f64, 1e-5, "f32 value");
-        let mut expected = vec![0.0f32; 4];
+        let mut expected = [0.0f32; 4];
         expected[p[0]] = b + a.exp();
         expected[p[1]] = a;
         for i in 0..4 {

@@ -1315,8 +1315,11 @@ mod tests {
         assert!(active(&named, "s"), "{named:?}");
     }
 
-    /// The arrays of `src` by name: (declared integers, active, elements' kind), and the errors' messages.
-    fn arrays_of(src: &str) -> (Vec<(String, bool, bool, String)>, Vec<String>) {
+    /// An array's name, whether its `let` declares integers, whether it is active, its elements' kind.
+    type ArrayFacts = (String, bool, bool, String);
+
+    /// The arrays of `src` (`ArrayFacts`), and the errors' messages.
+    fn arrays_of(src: &str) -> (Vec<ArrayFacts>, Vec<String>) {
         let item: syn::ItemFn = syn::parse_str(src).expect("test source parses");
         let args: Args = syn::parse_str("").expect("test arguments parse");
         let mut errors = Errors::default();
