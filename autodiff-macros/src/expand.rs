@@ -1114,7 +1114,10 @@ fn impl_generic_copy(item: &syn::ItemFn, args: &Args) -> Result<TokenStream, Str
 /// those it passes a differentiated argument: a generic copy of `f` must call their generic copies.
 /// The callees that `f` calls with float arguments, none of them differentiated, at every call (scalars
 /// only, the same argument kinds at each call): its generic copy calls them as written
-/// (`shadow::PlainCall`), since such a callee may be a plain helper without a copy.
+/// (`shadow::PlainCall`), since such a callee may be a plain helper without a copy. Also those whose
+/// result is integers, differentiated arguments or not: a scalar the body uses as one (`argmax(x)`), or
+/// an array its `let` declares so (`let p: Vec<usize> = argsort(x);`, `activity::declared_integers`),
+/// called on the values of their arrays (`__private::array_values`).
 pub(crate) fn plain_calls(
     f: &Function,
     activity: &Activity,
