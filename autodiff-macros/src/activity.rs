@@ -217,6 +217,36 @@ pub(crate) fn analyze(
     pass.activity
 }
 
+// Input:  let p: Vec<usize> = argsort(x);     (`argsort` a plain helper, `x` active)
+// Output: true for `p`
+/// Does the `let` of the local `array` declare its elements integers (`Vec<usize>`, `Vec<i64>`,
+/// `[u32; 3]`)? Made by a call (`let p: Vec<usize> = argsort(x);`), it is integer data computed from the
+/// values of the arguments, with no derivative: the call is made as written (the values of a generic
+/// copy's arguments, `expand::plain_calls`), no derivative looked up (`expand::calls_of`).
+pub(crate) fn declared_integers(f: &Function, array: crate::ir::Array) -> bool {
+    let Some(info) = f.arrays.get(array.0 as usize) else {
+        return false;
+    };
+    let integer = |t: &syn::Type| {
+        matches!(t, syn::Type::Path(p) if p.qself.is_none()
+            && p.path.get_ident().is_some_and(|t| crate::shadow::INTEGERS.iter().any(|n| t == n)))
+    };
+    match &info.declared {
+        Some(syn::Type::Array(a)) => integer(&a.elem),
+        Some(syn::Type::Path(p)) if p.qself.is_none() => {
+            let last = p.path.segments.last();
+            let vec = last.is_some_and(|s| s.ident == "Vec");
+            match last.map(|s| &s.arguments) {
+                Some(syn::PathArguments::AngleBracketed(args)) if vec && args.args.len() == 1 => {
+                    matches!(args.args.first(), Some(syn::GenericArgument::Type(t)) if integer(t))
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
 // Input:  let k = argmax(x); let j = k + 1; let y = x[j];    (`argmax` a plain helper, `x` active)
 // Output: {k, j}
 /// The values that the body declares (`let k: usize = ..`) or uses as integers, whatever their kind: an index (`a[k]`, a window's bounds,
@@ -563,10 +593,18 @@ impl Pass<'_> {
                         ArrayInit::Call { callee, .. } if crate::shadow::is_sort_order(callee) => {
                             (Kind::Int, false)
                         }
-                        ArrayInit::Call { args, .. } => (
-                            Kind::Unknown,
-                            args.iter().any(|o| self.activity.is_active(o)),
-                        ),
+                        // A plain call whose `let` declares integers (`let p: Vec<usize> = argsort(x);`):
+                        // no derivative, whatever its arguments.
+                        ArrayInit::Call { .. } if declared_integers(self.f, *array) => {
+                            (Kind::Int, false)
+                        }
+                        ArrayInit::Call { callee, args, .. } => {
+                            let active = args.iter().any(|o| self.activity.is_active(o));
+                            if self.report && active {
+                                self.undeclared_integers(*array, callee);
+                            }
+                            (Kind::Unknown, active)
+                        }
                     };
                     self.set_array(*array, &kind, active);
                 }
@@ -626,6 +664,33 @@ impl Pass<'_> {
             }
             self.set(*out, kind, active);
         }
+    }
+
+    // Input:  let p = argsort(x); let y = x[p[0]];    (`argsort` a plain helper, `x` active)
+    // Output: the error below, at `argsort`.
+    /// Reports an array made by a call with differentiated arguments whose elements the body uses as
+    /// integers (`x[p[0]]`: an index, `integer_uses`) and whose `let` does not declare them so: the result
+    /// of a plain helper such as an argsort, which carries no derivative once its type says so
+    /// (`declared_integers`); undeclared, the call is differentiated and the helper has no derivative.
+    fn undeclared_integers(&mut self, array: crate::ir::Array, callee: &syn::ExprPath) {
+        let indexes = self.f.all_stmts().into_iter().any(|stmt| {
+            matches!(stmt, Stmt::Let { var, value: Value::Load { array: a, .. } }
+                if *a == array && self.integers.contains(var))
+        });
+        if !indexes {
+            return;
+        }
+        let name = &self.f.arrays[array.0 as usize].name;
+        let called = crate::naming::path_names(&callee.path).join("::");
+        self.errors.spanned(
+            callee,
+            format!(
+                "the elements of `{name}` index arrays, so `{called}` returns integers, which carry no \
+                 derivative; the macro sees no type for them and would differentiate the call: write the \
+                 type, `let {name}: Vec<usize> = {called}(..);` (or the integer type the function returns, \
+                 `Vec<u32>`, `[usize; N]`)"
+            ),
+        );
     }
 
     // Input:  type Real = f32;  fn f(x: Real) -> f32 { x * x.sin() }
@@ -1248,5 +1313,81 @@ mod tests {
         );
         assert_eq!(errors, 0);
         assert!(active(&named, "s"), "{named:?}");
+    }
+
+    /// An array's name, whether its `let` declares integers, whether it is active, its elements' kind.
+    type ArrayFacts = (String, bool, bool, String);
+
+    /// The arrays of `src` (`ArrayFacts`), and the errors' messages.
+    fn arrays_of(src: &str) -> (Vec<ArrayFacts>, Vec<String>) {
+        let item: syn::ItemFn = syn::parse_str(src).expect("test source parses");
+        let args: Args = syn::parse_str("").expect("test arguments parse");
+        let mut errors = Errors::default();
+        let sig =
+            crate::signature::analyze(&item, &args, &mut errors).expect("supported signature");
+        let float_params = crate::signature::float_type_params(&item.sig.generics);
+        let f = crate::lower::lower(&item, &sig, float_params.clone(), &mut errors);
+        let a = analyze(&f, &sig, &float_params, &mut errors);
+        let arrays = (0..f.arrays.len())
+            .filter_map(|i| {
+                let array = crate::ir::Array(u32::try_from(i).ok()?);
+                let kind = match a.elem_kind(array) {
+                    Kind::Float(_) => "float",
+                    Kind::Int => "int",
+                    _ => "other",
+                };
+                Some((
+                    f.arrays[i].name.clone(),
+                    declared_integers(&f, array),
+                    a.is_active_array(array),
+                    kind.to_owned(),
+                ))
+            })
+            .collect();
+        (arrays, errors.messages())
+    }
+
+    #[test]
+    fn a_call_declared_to_return_integers_is_constant_integer_data() {
+        let (arrays, errors) = arrays_of(
+            "fn f(x: &[f64]) -> f64 { \
+               let p: Vec<usize> = argsort(x); let q: [u32; 2] = two(x); let r: Vec<i64> = ranks(x); \
+               let v: Vec<f64> = scaled(x); \
+               x[p[0]] * v[q[1] as usize] + x[r[0] as usize] }",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        let find = |name: &str| {
+            arrays
+                .iter()
+                .find(|a| a.0 == name)
+                .cloned()
+                .unwrap_or_else(|| panic!("{name} in {arrays:?}"))
+        };
+        for name in ["p", "q", "r"] {
+            let (_, declared, active, kind) = find(name);
+            assert!(declared && !active && kind == "int", "{name}: {arrays:?}");
+        }
+        // A declared float `Vec` and the parameter: differentiated as before.
+        let (_, declared, active, _) = find("v");
+        assert!(!declared && active, "{arrays:?}");
+        let (_, declared, active, _) = find("x");
+        assert!(!declared && active, "{arrays:?}");
+    }
+
+    #[test]
+    fn an_undeclared_call_whose_elements_index_is_an_error_saying_to_write_the_type() {
+        let (_, errors) =
+            arrays_of("fn f(x: &[f64]) -> f64 { let p = argsort(x); x[p[0]] * x[p[1] + 1] }");
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].contains("let p: Vec<usize> = argsort(..);"),
+            "{errors:?}"
+        );
+        // Elements read as floats, or a call of constants only: no such error.
+        let (_, errors) = arrays_of("fn f(x: &[f64]) -> f64 { let v = scaled(x); x[0] * v[0] }");
+        assert!(errors.is_empty(), "{errors:?}");
+        let (_, errors) =
+            arrays_of("fn f(x: &[f64], n: usize) -> f64 { let p = indexes(n); x[p[0]] }");
+        assert!(errors.is_empty(), "{errors:?}");
     }
 }

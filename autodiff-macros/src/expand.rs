@@ -1114,7 +1114,10 @@ fn impl_generic_copy(item: &syn::ItemFn, args: &Args) -> Result<TokenStream, Str
 /// those it passes a differentiated argument: a generic copy of `f` must call their generic copies.
 /// The callees that `f` calls with float arguments, none of them differentiated, at every call (scalars
 /// only, the same argument kinds at each call): its generic copy calls them as written
-/// (`shadow::PlainCall`), since such a callee may be a plain helper without a copy.
+/// (`shadow::PlainCall`), since such a callee may be a plain helper without a copy. Also those whose
+/// result is integers, differentiated arguments or not: a scalar the body uses as one (`argmax(x)`), or
+/// an array its `let` declares so (`let p: Vec<usize> = argsort(x);`, `activity::declared_integers`),
+/// called on the values of their arrays (`__private::array_values`).
 pub(crate) fn plain_calls(
     f: &Function,
     activity: &Activity,
@@ -1162,6 +1165,21 @@ pub(crate) fn plain_calls(
             } => {
                 constant_result = read_only_without_derivative(f, *var)
                     || matches!(activity.var_kind(*var), Kind::Int);
+                (callee, args, Some(by_ref))
+            }
+            // Integers declared so (`let p: Vec<usize> = argsort(x);`, `activity::declared_integers`).
+            Stmt::NewArray {
+                array,
+                init:
+                    ArrayInit::Call {
+                        callee,
+                        args,
+                        by_ref,
+                    },
+            } if activity::declared_integers(f, *array)
+                && !crate::shadow::is_sort_order(callee) =>
+            {
+                constant_result = true;
                 (callee, args, Some(by_ref))
             }
             Stmt::NewArray {
@@ -1343,6 +1361,11 @@ fn calls_of(f: &Function, activity: &Activity, floats: bool) -> Vec<String> {
                 init: crate::ir::ArrayInit::Call { callee, .. },
                 ..
             } if crate::shadow::is_sort_order(callee) => None,
+            // A call whose `let` declares integers (`let p: Vec<usize> = argsort(x);`).
+            crate::ir::Stmt::NewArray {
+                array,
+                init: crate::ir::ArrayInit::Call { .. },
+            } if activity::declared_integers(f, *array) => None,
             crate::ir::Stmt::Let {
                 value: crate::ir::Value::Call { callee, args, .. },
                 ..
@@ -1387,6 +1410,14 @@ fn first_order_copy_calls(
                 var,
                 value: Value::Call { callee, .. },
             } if matches!(activity.var_kind(*var), Kind::Int) => {
+                Some(callee.path.to_token_stream().to_string())
+            }
+            Stmt::NewArray {
+                array,
+                init: crate::ir::ArrayInit::Call { callee, .. },
+            } if activity::declared_integers(f, *array)
+                && !crate::shadow::is_sort_order(callee) =>
+            {
                 Some(callee.path.to_token_stream().to_string())
             }
             _ => None,
