@@ -5,7 +5,8 @@
 //! written; a local was read as computed from a parameter only where its `let` named one, so this tuple
 //! went to the callee as written: rustc's E0425 (`__array_1`) and a "no derivative" error for a
 //! differentiable callee. A local written from a parameter (`&mut out` of a call, `out[i] = x`, `s += x`)
-//! now counts too.
+//! now counts too, and so does one bound to a macro naming a parameter (`vec![x[1]; 3]`, whose tokens syn
+//! leaves unparsed; `--seed 35004`, program 86, at `order = 2` with `wrt(..)`).
 //!
 //! Checked against central differences of the function as written (`common`, no code shared with the
 //! macro), and at `order = 2` against differences of the gradient.
@@ -46,6 +47,53 @@ fn accumulated(s: f64, x: &[f64]) -> f64 {
         acc += s * v + 0.1 * term;
     }
     acc
+}
+
+/// A `Vec` made by `vec![..]` of a parameter, read in a tuple holding an array.
+#[differentiable(wrt(x), order = 2)]
+fn from_vec_macro(a: f64, x: &[f64]) -> f64 {
+    let mut out = vec![x[1] * x[0]; 3];
+    let first = inner(0.5, (out[1] - a, [a]), &mut out);
+    first * x[0] + out[2]
+}
+
+#[test]
+fn a_vec_macro_of_a_parameter_in_a_tuple() {
+    let mut inputs = Inputs(35_102);
+    for _ in 0..16 {
+        let (a, x) = (inputs.next(), inputs.vec(2));
+        let (v, g) = from_vec_macro_grad(a, &x);
+        assert_close(v, from_vec_macro(a, &x), 1e-12, "from_vec_macro");
+        // By hand: out = [p, p, p] with p = x0 x1; inner writes out[2] = p + 0.5 and returns
+        // (p + 1.5)(p - a); the value is (p + 1.5)(p - a) x0 + p + 0.5.
+        let p = x[0] * x[1];
+        let dp = (2.0 * p + 1.5 - a) * x[0] + 1.0;
+        let by_hand = [dp * x[1] + (p + 1.5) * (p - a), dp * x[0]];
+        assert_close(
+            v,
+            (p + 1.5) * (p - a) * x[0] + p + 0.5,
+            1e-12,
+            "value by hand",
+        );
+        assert_close(g[0], by_hand[0], 1e-10, "d/dx0");
+        assert_close(g[1], by_hand[1], 1e-10, "d/dx1");
+        assert_fd_gradient(|y| from_vec_macro(a, y), &x, &g, "from_vec_macro");
+        let (_, _, h) = from_vec_macro_hessian(a, &x);
+        let step = 1e-5;
+        for i in 0..2 {
+            let mut plus = x.clone();
+            plus[i] += step;
+            let mut minus = x.clone();
+            minus[i] -= step;
+            let (gp, gm) = (
+                from_vec_macro_grad(a, &plus).1,
+                from_vec_macro_grad(a, &minus).1,
+            );
+            for j in 0..2 {
+                assert_close(h[j][i], (gp[j] - gm[j]) / (2.0 * step), 1e-6, "Hessian");
+            }
+        }
+    }
 }
 
 #[test]

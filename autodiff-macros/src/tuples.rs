@@ -242,6 +242,17 @@ impl ArrayNames {
                 }
                 syn::visit::visit_path(self, p);
             }
+            // `vec![x[1]; 3]`: a macro's tokens, which syn leaves unparsed, by their names.
+            fn visit_macro(&mut self, m: &'ast syn::Macro) {
+                fn names(tokens: TokenStream, of: &[String]) -> bool {
+                    tokens.into_iter().any(|t| match t {
+                        proc_macro2::TokenTree::Ident(i) => of.iter().any(|n| i == n),
+                        proc_macro2::TokenTree::Group(g) => names(g.stream(), of),
+                        _ => false,
+                    })
+                }
+                self.1 |= names(m.tokens.clone(), self.0);
+            }
         }
         let mut mentions = Mentions(names, false);
         mentions.visit_expr(expr);
@@ -1240,6 +1251,19 @@ mod tests {
         );
         assert!(
             body.contains("__g_split (1.0 , acc , [0.5] , & mut out)"),
+            "{body}"
+        );
+        // Bound to a `vec![..]` of a parameter: differentiated too.
+        let mut item: syn::ItemFn = syn::parse_quote! {
+            fn f(s: f64) -> f64 {
+                let mut out = vec![s; 3];
+                g(1.0, (out[1], [0.5]), &mut out)
+            }
+        };
+        pass_parts(&mut item, None);
+        let body = item.block.to_token_stream().to_string();
+        assert!(
+            body.contains("__g_split (1.0 , out [1] , [0.5] , & mut out)"),
             "{body}"
         );
         // Without the writes, constants: left as written, for a plain function.
