@@ -262,6 +262,19 @@ impl<F: Float, X: Float> ArrayValues<F> for &[X] {
     }
 }
 
+/// A window bound by reference (`let w: &[_] = &x[1..];`) and passed as `&w`.
+impl<F: Float, X: Float> ArrayValues<F> for &&[X] {
+    type Out = Vec<F>;
+    #[inline]
+    fn array_values(self) -> Vec<F> {
+        (*self).array_values()
+    }
+    #[inline]
+    fn plain_values(self, callee: &'static str) -> Vec<F> {
+        (*self).plain_values(callee)
+    }
+}
+
 impl<F: Float, X: Float> ArrayValues<F> for &Vec<X> {
     type Out = Vec<F>;
     #[inline]
