@@ -216,7 +216,7 @@ impl<'ast> Visit<'ast> for Facts {
     fn visit_expr(&mut self, expr: &'ast Expr) {
         let place = match expr {
             Expr::Assign(a) => Some(&*a.left),
-            Expr::Binary(b) if is_compound(&b.op) => Some(&*b.left),
+            Expr::Binary(b) if crate::lower::is_compound_assign(&b.op) => Some(&*b.left),
             Expr::Reference(r) if r.mutability.is_some() => Some(&*r.expr),
             _ => None,
         };
@@ -226,23 +226,6 @@ impl<'ast> Visit<'ast> for Facts {
         syn::visit::visit_expr(self, expr);
     }
     fn visit_item(&mut self, _: &'ast syn::Item) {}
-}
-
-fn is_compound(op: &syn::BinOp) -> bool {
-    use syn::BinOp::*;
-    matches!(
-        op,
-        AddAssign(_)
-            | SubAssign(_)
-            | MulAssign(_)
-            | DivAssign(_)
-            | RemAssign(_)
-            | BitXorAssign(_)
-            | BitAndAssign(_)
-            | BitOrAssign(_)
-            | ShlAssign(_)
-            | ShrAssign(_)
-    )
 }
 
 /// Is `expr` a value the syntax shows owned: `vec![..]`, an array literal, `Vec::new()`, `x.to_vec()`?

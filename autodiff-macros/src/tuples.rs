@@ -389,20 +389,7 @@ impl<'ast> syn::visit::Visit<'ast> for ArrayNames {
     }
     fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
         syn::visit::visit_expr_binary(self, b);
-        use syn::BinOp::*;
-        if matches!(
-            b.op,
-            AddAssign(_)
-                | SubAssign(_)
-                | MulAssign(_)
-                | DivAssign(_)
-                | RemAssign(_)
-                | BitXorAssign(_)
-                | BitAndAssign(_)
-                | BitOrAssign(_)
-                | ShlAssign(_)
-                | ShrAssign(_)
-        ) {
+        if crate::lower::is_compound_assign(&b.op) {
             self.written(&b.left, &b.right);
         }
     }
