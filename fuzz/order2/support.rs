@@ -546,26 +546,36 @@ impl Eval {
     }
 }
 
-/// A fixed cotangent shaped like a result: `0.5, 0.8, -0.3, 1.1, -0.7` over and over in the result's
-/// flat order (`k` counts the floats made so far), so that no element's adjoint is left out or weighed
-/// alike.
+/// A fixed cotangent shaped like a result: the `k`-th float of the result's flat order (`k` counts the floats
+/// made so far) is `weight(k)`, so that no element's adjoint is left out or weighed alike.
 pub trait Cotangent {
     fn cotangent(&self, k: &mut usize) -> Self;
 }
 
-const WEIGHTS: [f64; 5] = [0.5, 0.8, -0.3, 1.1, -0.7];
+/// The `k`-th weight of a cotangent or tangent: a magnitude in [0.3, 1.1] and a sign, both from the
+/// fractional parts of multiples of irrational numbers, so that the sequence never repeats (with a period,
+/// two elements a period apart swapped, say two rows of a Jacobian, would give the same inner product).
+fn weight(k: usize) -> f64 {
+    let n = (k + 1) as f64;
+    let magnitude = 0.3 + 0.8 * (n * 0.618_033_988_749_894_9).fract();
+    if (n * core::f64::consts::SQRT_2).fract() < 0.4 {
+        -magnitude
+    } else {
+        magnitude
+    }
+}
 
 impl Cotangent for f64 {
     fn cotangent(&self, k: &mut usize) -> Self {
         *k += 1;
-        WEIGHTS[(*k - 1) % WEIGHTS.len()]
+        weight(*k - 1)
     }
 }
 
 impl Cotangent for f32 {
     fn cotangent(&self, k: &mut usize) -> Self {
         *k += 1;
-        WEIGHTS[(*k - 1) % WEIGHTS.len()] as f32
+        weight(*k - 1) as f32
     }
 }
 
