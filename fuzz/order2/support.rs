@@ -215,6 +215,17 @@ macro_rules! tuples {
             fn take(src: &mut Source, active: bool, c: &Config) -> Self {
                 ($($t::take(src, active, c),)*)
             }
+            /// A tuple in a slice (an edge `(i, j)`, a sparse entry `(i, j, v)`): its integers are
+            /// labels, the `n`-th of them `label + n`, so that the two ends of an edge differ.
+            #[allow(unused_assignments)]
+            fn element(src: &mut Source, active: bool, c: &Config) -> Self {
+                let mut n = 0;
+                ($({
+                    let at = Config { label: c.label + n, ..*c };
+                    n += 1;
+                    $t::element(src, active, &at)
+                },)*)
+            }
         }
         impl<$($t: Flat),*> Flat for ($($t,)*) {
             #[allow(non_snake_case)]
