@@ -42,6 +42,17 @@ pub const CONFIGS: &[Config] = &[
     Config { len: 4, rows: 2, int: 2, flag: true, lens: &[4, 4, 2], label: 0 },
     // `loss(w, xs, ys)` of three features: `w` of 3 + 1, `xs` of 3 per sample, `ys` of 2 samples.
     Config { len: 4, rows: 2, int: 2, flag: true, lens: &[4, 6, 2], label: 0 },
+    // `state_and_rate(y, p, out)`: a state and parameters of 2, an output of 4 (`out[..2]` and `out[2..]`).
+    Config { len: 4, rows: 2, int: 2, flag: true, lens: &[2, 2, 4], label: 0 },
+    // `lstm_predict(l, b, w, w2, s, x, x2)` of ADBench at `l = b = 1`: `w` of `8 l b`, `w2` of `3 b`, the
+    // state `s` of `2 l b`, the input and output of `b`.
+    Config { len: 1, rows: 1, int: 1, flag: true, lens: &[8, 3, 2, 1, 1], label: 0 },
+    // `gru_cell(x, h, w, u, b, h_new)` with an input of 2 and a state of 1: three rows of `w` (of 2) and of
+    // `u` (of 1), `b` of 3.
+    Config { len: 2, rows: 3, int: 1, flag: true, lens: &[2, 1, 2, 2, 2, 1, 1, 1, 3, 1], label: 0 },
+    // `lstm_cell(x, h, c, w, b, h_new, c_new)` with an input and a state of 1: four gates' rows of `w` (of
+    // input plus state), `b` of 4.
+    Config { len: 1, rows: 4, int: 1, flag: true, lens: &[1, 1, 1, 2, 2, 2, 2, 4, 1, 1], label: 0 },
 ];
 
 /// The floats of one point, made on demand in the order the parameters take them, with which are active.
