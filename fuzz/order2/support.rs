@@ -21,38 +21,44 @@ pub struct Config {
     pub flag: bool,
     pub lens: &'static [usize],
     pub label: usize,
+    /// Added to every float of the point (uniform in [0.2, 0.9]): the last guesses move the point to where
+    /// functions with a domain beyond 1 or below 0 are defined (`acosh`, `acoth`, `asec`, `log1m_exp`).
+    pub shift: f64,
 }
 
 /// The guesses, tried in order until `f_grad` runs without a panic and gives a finite value.
 pub const CONFIGS: &[Config] = &[
-    Config { len: 3, rows: 2, int: 2, flag: true, lens: &[], label: 2 },
-    Config { len: 4, rows: 3, int: 3, flag: false, lens: &[], label: 3 },
-    Config { len: 3, rows: 3, int: 3, flag: true, lens: &[], label: 3 },
-    Config { len: 2, rows: 2, int: 1, flag: false, lens: &[], label: 1 },
-    Config { len: 4, rows: 2, int: 2, flag: true, lens: &[], label: 2 },
-    Config { len: 6, rows: 3, int: 2, flag: true, lens: &[], label: 2 },
-    Config { len: 6, rows: 2, int: 3, flag: false, lens: &[], label: 3 },
-    Config { len: 8, rows: 2, int: 4, flag: true, lens: &[], label: 4 },
-    Config { len: 9, rows: 3, int: 3, flag: true, lens: &[], label: 3 },
-    Config { len: 1, rows: 1, int: 1, flag: true, lens: &[], label: 1 },
-    Config { len: 5, rows: 5, int: 5, flag: true, lens: &[], label: 5 },
-    Config { len: 4, rows: 4, int: 0, flag: true, lens: &[], label: 0 },
-    Config { len: 12, rows: 4, int: 3, flag: true, lens: &[], label: 3 },
+    Config { len: 3, rows: 2, int: 2, flag: true, lens: &[], label: 2, shift: 0.0 },
+    Config { len: 4, rows: 3, int: 3, flag: false, lens: &[], label: 3, shift: 0.0 },
+    Config { len: 3, rows: 3, int: 3, flag: true, lens: &[], label: 3, shift: 0.0 },
+    Config { len: 2, rows: 2, int: 1, flag: false, lens: &[], label: 1, shift: 0.0 },
+    Config { len: 4, rows: 2, int: 2, flag: true, lens: &[], label: 2, shift: 0.0 },
+    Config { len: 6, rows: 3, int: 2, flag: true, lens: &[], label: 2, shift: 0.0 },
+    Config { len: 6, rows: 2, int: 3, flag: false, lens: &[], label: 3, shift: 0.0 },
+    Config { len: 8, rows: 2, int: 4, flag: true, lens: &[], label: 4, shift: 0.0 },
+    Config { len: 9, rows: 3, int: 3, flag: true, lens: &[], label: 3, shift: 0.0 },
+    Config { len: 1, rows: 1, int: 1, flag: true, lens: &[], label: 1, shift: 0.0 },
+    Config { len: 5, rows: 5, int: 5, flag: true, lens: &[], label: 5, shift: 0.0 },
+    Config { len: 4, rows: 4, int: 0, flag: true, lens: &[], label: 0, shift: 0.0 },
+    Config { len: 12, rows: 4, int: 3, flag: true, lens: &[], label: 3, shift: 0.0 },
     // `rows_through_a_call(w, data, labels, d, k)`: `k = d = 2`, `w` of `k d`, `data` of `m d`, `m` labels.
-    Config { len: 4, rows: 2, int: 2, flag: true, lens: &[4, 4, 2], label: 0 },
+    Config { len: 4, rows: 2, int: 2, flag: true, lens: &[4, 4, 2], label: 0, shift: 0.0 },
     // `loss(w, xs, ys)` of three features: `w` of 3 + 1, `xs` of 3 per sample, `ys` of 2 samples.
-    Config { len: 4, rows: 2, int: 2, flag: true, lens: &[4, 6, 2], label: 0 },
+    Config { len: 4, rows: 2, int: 2, flag: true, lens: &[4, 6, 2], label: 0, shift: 0.0 },
     // `state_and_rate(y, p, out)`: a state and parameters of 2, an output of 4 (`out[..2]` and `out[2..]`).
-    Config { len: 4, rows: 2, int: 2, flag: true, lens: &[2, 2, 4], label: 0 },
+    Config { len: 4, rows: 2, int: 2, flag: true, lens: &[2, 2, 4], label: 0, shift: 0.0 },
     // `lstm_predict(l, b, w, w2, s, x, x2)` of ADBench at `l = b = 1`: `w` of `8 l b`, `w2` of `3 b`, the
     // state `s` of `2 l b`, the input and output of `b`.
-    Config { len: 1, rows: 1, int: 1, flag: true, lens: &[8, 3, 2, 1, 1], label: 0 },
+    Config { len: 1, rows: 1, int: 1, flag: true, lens: &[8, 3, 2, 1, 1], label: 0, shift: 0.0 },
     // `gru_cell(x, h, w, u, b, h_new)` with an input of 2 and a state of 1: three rows of `w` (of 2) and of
     // `u` (of 1), `b` of 3.
-    Config { len: 2, rows: 3, int: 1, flag: true, lens: &[2, 1, 2, 2, 2, 1, 1, 1, 3, 1], label: 0 },
+    Config { len: 2, rows: 3, int: 1, flag: true, lens: &[2, 1, 2, 2, 2, 1, 1, 1, 3, 1], label: 0, shift: 0.0 },
     // `lstm_cell(x, h, c, w, b, h_new, c_new)` with an input and a state of 1: four gates' rows of `w` (of
     // input plus state), `b` of 4.
-    Config { len: 1, rows: 4, int: 1, flag: true, lens: &[1, 1, 1, 2, 2, 2, 2, 4, 1, 1], label: 0 },
+    Config { len: 1, rows: 4, int: 1, flag: true, lens: &[1, 1, 1, 2, 2, 2, 2, 4, 1, 1], label: 0, shift: 0.0 },
+    // Floats in [1.2, 1.9] (`acosh`, `acoth`, `asec`, `acsc`) and in [-1, -0.3] (`log1m_exp`).
+    Config { len: 3, rows: 2, int: 2, flag: true, lens: &[], label: 2, shift: 1.0 },
+    Config { len: 3, rows: 2, int: 2, flag: true, lens: &[], label: 2, shift: -1.2 },
 ];
 
 /// The floats of one point, made on demand in the order the parameters take them, with which are active.
@@ -155,14 +161,14 @@ pub trait Take: Sized {
 }
 
 impl Take for f64 {
-    fn take(src: &mut Source, active: bool, _: &Config) -> Self {
-        src.next(active)
+    fn take(src: &mut Source, active: bool, c: &Config) -> Self {
+        src.next(active) + c.shift
     }
 }
 
 impl Take for f32 {
-    fn take(src: &mut Source, active: bool, _: &Config) -> Self {
-        src.next(active) as f32
+    fn take(src: &mut Source, active: bool, c: &Config) -> Self {
+        (src.next(active) + c.shift) as f32
     }
 }
 
