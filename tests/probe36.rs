@@ -1,0 +1,672 @@
+//! probe36: this round's extended API (`f_grad_into`, output parameters, `f_jacobian`, methods and
+//! `#[derive(Differentiable)]` structs, the wider body forms, `order = K` everywhere) tried in
+//! combination, as a demanding new user would, from API.md alone: a generic method with `wrt(self)` at
+//! `order = 2` calling a method that writes an output parameter from a nested struct; `f_jacobian` of
+//! arrays built in a `match`; `f_grad_into` of a struct with `#[no_grad]` `Vec` fields; recursion at
+//! `order = 3` through `f_derivatives`; closures capturing struct fields; iterator chains over matrix
+//! rows; `f32` at `order = 2`; and more (each module's doc line says what it combines).
+//!
+//! Every gradient is checked against central differences and, where it is easy, a derivative worked out
+//! by hand, at seeded points; every Hessian against central differences of the generated `_grad` (and by
+//! hand where easy); `f_grad_into` against `f_grad` with NaN-filled buffers; vector results through
+//! `f_jacobian` against central differences of the function.
+
+// The forms a new user writes: index loops, `a = a * b`, closures named and passed, `&Vec` parameters.
+#![allow(
+    dead_code,
+    clippy::needless_range_loop,
+    clippy::assign_op_pattern,
+    clippy::redundant_closure,
+    clippy::type_complexity,
+    clippy::too_many_arguments,
+    clippy::let_and_return,
+    clippy::ptr_arg,
+    clippy::excessive_precision
+)]
+
+mod common;
+
+use autodiff::Differentiable;
+use common::probe::{assert_near, assert_vec_near, dot, fd1, fd_columns, fd_gradient, Lcg};
+
+/// The gradient `g` against central differences of `f` at `x`.
+#[track_caller]
+fn fd_check(what: &str, f: &dyn Fn(&[f64]) -> f64, x: &[f64], g: &[f64]) {
+    assert_vec_near(g, &fd_gradient(f, x), 1e-6, &format!("{what} at {x:?}"));
+}
+
+/// The Hessian `h` against central differences of the gradient `g` at `x`, and symmetric.
+#[track_caller]
+fn hess_check(what: &str, g: &dyn Fn(&[f64]) -> Vec<f64>, x: &[f64], h: &[Vec<f64>]) {
+    let cols = fd_columns(g, x);
+    assert_eq!(h.len(), x.len(), "{what}: rows");
+    let scale = h
+        .iter()
+        .flat_map(|r| r.iter())
+        .fold(0.0_f64, |m, v| m.max(v.abs()));
+    for i in 0..x.len() {
+        assert_eq!(h[i].len(), x.len(), "{what}: columns");
+        for j in 0..x.len() {
+            let at = format!("{what} at {x:?}: H[{i}][{j}]");
+            assert_near(h[i][j], cols[j][i], 1e-5, scale, &at);
+            assert_near(h[i][j], h[j][i], 1e-9, scale, &format!("{at} symmetric"));
+        }
+    }
+}
+
+/// A Jacobian (rows are outputs) against central differences of `f` at `x`.
+#[track_caller]
+fn jac_check(what: &str, f: &dyn Fn(&[f64]) -> Vec<f64>, x: &[f64], jac: &[Vec<f64>]) {
+    let cols = fd_columns(f, x);
+    let m = cols[0].len();
+    assert_eq!(jac.len(), m, "{what}: rows");
+    for i in 0..m {
+        assert_eq!(jac[i].len(), x.len(), "{what}: columns of row {i}");
+        for j in 0..x.len() {
+            let at = format!("{what} at {x:?}: J[{i}][{j}]");
+            assert_near(jac[i][j], cols[j][i], 1e-6, 1.0, &at);
+        }
+    }
+}
+
+/// `f_derivatives` of order 3 against central differences of its own lower entries.
+#[track_caller]
+fn third_check(what: &str, d: &dyn Fn(f64) -> [f64; 4], x: f64) {
+    let ds = d(x);
+    for k in 1..4 {
+        let fd = fd1(&|y| d(y)[k - 1], x, 1e-6);
+        let scale = ds[k].abs().max(fd.abs());
+        assert_near(ds[k], fd, 1e-5, scale, &format!("{what} at {x}: derivative {k}"));
+    }
+}
+
+fn mat_vec(h: &[Vec<f64>], v: &[f64]) -> Vec<f64> {
+    h.iter().map(|r| dot(r, v)).collect()
+}
+
+fn flat2(m: &[Vec<f64>]) -> Vec<f64> {
+    m.iter().flatten().copied().collect()
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A generic method with `wrt(self)` at `order = 2` calling a method that writes an output parameter
+// from a nested generic struct with a `#[no_grad]` field.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod nested_methods {
+    use autodiff::{differentiable, Differentiable, Float};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Inner<T: Float> {
+        pub a: [T; 2],
+        pub s: T,
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Outer<T: Float> {
+        pub inner: Inner<T>,
+        pub w: Vec<T>,
+        #[no_grad]
+        pub k: usize,
+    }
+
+    // `impl<T: Float> Outer<T>` with `loss` at `order = 2` calling `self.features(..)` is refused (a
+    // spanned error, README "not supported"): the methods are written for `Outer<f64>`.
+    impl Outer<f64> {
+        /// An output parameter written from the nested struct's fields.
+        #[differentiable(wrt(self))]
+        pub fn features(&self, x: &[f64], out: &mut [f64]) {
+            for i in 0..out.len() {
+                out[i] = self.w[i] * x[i] + self.inner.a[i % 2] * self.inner.s;
+            }
+        }
+
+        /// `k Σ f_i² + sin s`, the features through the output parameter, summed by a `fold`.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn loss(&self, x: &[f64]) -> f64 {
+            let mut f = vec![0.0; x.len()];
+            self.features(x, &mut f);
+            let k = self.k as f64;
+            f.iter().fold(0.0, |acc, &v| acc + v * v) * k + self.inner.s.sin()
+        }
+    }
+}
+
+#[test]
+fn generic_method_at_order_2_through_an_output_parameter_method() {
+    use nested_methods::{Inner, Outer};
+    let mut rng = Lcg::new(3601);
+    for _ in 0..5 {
+        let x = rng.vec(4, -1.5, 1.5);
+        let p = Outer {
+            inner: Inner {
+                a: [rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0)],
+                s: rng.uniform(-1.0, 1.0),
+            },
+            w: rng.vec(4, -1.0, 1.0),
+            k: 3,
+        };
+        let flat = p.to_flat();
+        let f = |v: &[f64]| p.from_flat(v).loss(&x);
+        let grad = |v: &[f64]| p.from_flat(v).loss_grad(&x).1.to_flat();
+        let (value, g) = p.loss_grad(&x);
+        assert_near(value, p.loss(&x), 1e-12, 1.0, "value");
+        assert_eq!(g.k, 3, "the #[no_grad] field copied");
+        fd_check("Outer::loss_grad", &f, &flat, &g.to_flat());
+        // By hand: f_i = w_i x_i + a_{i%2} s.
+        let (a, s, k) = (p.inner.a, p.inner.s, 3.0);
+        let fi: Vec<f64> = (0..4).map(|i| p.w[i] * x[i] + a[i % 2] * s).collect();
+        let mut by_hand = vec![0.0; 7];
+        for i in 0..4 {
+            by_hand[i % 2] += 2.0 * k * fi[i] * s;
+            by_hand[2] += 2.0 * k * fi[i] * a[i % 2];
+            by_hand[3 + i] = 2.0 * k * fi[i] * x[i];
+        }
+        by_hand[2] += s.cos();
+        assert_vec_near(&g.to_flat(), &by_hand, 1e-12, "Outer::loss_grad by hand");
+        let (hv, hg, h) = p.loss_hessian(&x);
+        assert_near(hv, value, 1e-12, 1.0, "hessian value");
+        assert_vec_near(&hg.to_flat(), &g.to_flat(), 1e-12, "hessian gradient");
+        hess_check("Outer::loss_hessian", &grad, &flat, &h);
+        let dir = p.from_flat(&rng.vec(7, -1.0, 1.0));
+        let (_, _, hvp) = p.loss_hvp(&x, dir.clone());
+        assert_vec_near(&hvp.to_flat(), &mat_vec(&h, &dir.to_flat()), 1e-10, "hvp");
+        // The output-parameter method's Jacobian over `self`.
+        let jac = p.features_jacobian(&x, &mut [0.0; 4]);
+        let feats = |v: &[f64]| {
+            let mut o = vec![0.0; 4];
+            p.from_flat(v).features(&x, &mut o);
+            o
+        };
+        jac_check("Outer::features_jacobian", &feats, &flat, &jac);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// `f_jacobian` of functions returning an array built in a `match` (with `|` and ranges), an `if`, and an
+// early `return` from a loop.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod match_arrays {
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn piece(x: [f64; 2], mode: usize) -> [f64; 3] {
+        let r = match mode {
+            0 | 1 => [x[0] * x[1], x[0].sin(), x[1]],
+            2..=4 => {
+                let s = x[0] + x[1];
+                [s, s * s, x[0].exp()]
+            }
+            _ => [x[1]; 3],
+        };
+        r
+    }
+
+    /// The `match` as the tail, an arm holding an `if` whose branches are arrays, byte ranges.
+    #[differentiable]
+    pub fn piece_tail(x: &[f64], mode: u8) -> [f64; 2] {
+        if x.len() < 2 {
+            return [x[0], x[0]];
+        }
+        match mode {
+            b'a'..=b'f' => [x[0] * x[1], x.iter().sum()],
+            _ => {
+                if x[0] > 0.0 {
+                    [x[0].sqrt(), x[1] * x[2]]
+                } else {
+                    [x[0] * x[0], -x[1]]
+                }
+            }
+        }
+    }
+
+    /// An array returned early from inside a loop, found by an active test.
+    #[differentiable]
+    pub fn first_above(x: &[f64], level: f64) -> [f64; 2] {
+        let mut out = [level, 0.0];
+        for i in 0..x.len() {
+            if x[i] > level {
+                out = [x[i] * level, (x[i] - level).powi(2)];
+                break;
+            }
+        }
+        out
+    }
+}
+
+#[test]
+fn jacobians_of_arrays_built_in_match_if_and_return() {
+    use match_arrays::*;
+    let mut rng = Lcg::new(3602);
+    for _ in 0..5 {
+        let v = rng.vec(3, 0.2, 1.5);
+        for mode in [0, 1, 3, 4, 9] {
+            let jac = piece_jacobian([v[0], v[1]], mode);
+            let f = |y: &[f64]| piece([y[0], y[1]], mode).to_vec();
+            jac_check(&format!("piece_jacobian mode {mode}"), &f, &v[..2], &jac);
+        }
+        let jac = piece_jacobian([v[0], v[1]], 2);
+        let s = v[0] + v[1];
+        let by_hand = [[1.0, 1.0], [2.0 * s, 2.0 * s], [v[0].exp(), 0.0]];
+        for i in 0..3 {
+            assert_vec_near(&jac[i], &by_hand[i], 1e-12, "piece by hand");
+        }
+        for mode in [b'a', b'c', b'f', b'z'] {
+            for sign in [1.0, -1.0] {
+                let x = [sign * v[0], v[1], v[2]];
+                let jac = piece_tail_jacobian(&x, mode);
+                let f = |y: &[f64]| piece_tail(y, mode).to_vec();
+                jac_check(&format!("piece_tail_jacobian {mode}"), &f, &x, &jac);
+            }
+        }
+        let x = rng.vec(4, -1.0, 1.0);
+        let level = 0.3;
+        if x.iter().all(|a| (a - level).abs() > 1e-3) {
+            let jac = first_above_jacobian(&x, level);
+            let mut flat = x.clone();
+            flat.push(level);
+            let f = |y: &[f64]| first_above(&y[..4], y[4]).to_vec();
+            jac_check("first_above_jacobian", &f, &flat, &jac);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// `f_grad_into` of a struct parameter with `#[no_grad]` `Vec` fields (indices and weights), at
+// `order = 2`, next to a slice.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod sparse {
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Sparse {
+        pub vals: Vec<f64>,
+        pub bias: f64,
+        #[no_grad]
+        pub idx: Vec<usize>,
+        #[no_grad]
+        pub weights: Vec<f64>,
+    }
+
+    /// `(b + Σ_k v_k x_{idx_k} w_k)² + Σ v_k³`.
+    #[differentiable(order = 2)]
+    pub fn sparse_dot(p: &Sparse, x: &[f64]) -> f64 {
+        let mut s = p.bias;
+        for (k, &i) in p.idx.iter().enumerate() {
+            s += p.vals[k] * x[i] * p.weights[k];
+        }
+        s * s + p.vals.iter().map(|v| v.powi(3)).sum::<f64>()
+    }
+}
+
+#[test]
+fn grad_into_of_a_struct_with_no_grad_vec_fields() {
+    use sparse::*;
+    let mut rng = Lcg::new(3603);
+    for _ in 0..5 {
+        let p = Sparse {
+            vals: rng.vec(3, -1.0, 1.0),
+            bias: rng.uniform(-1.0, 1.0),
+            idx: vec![2, 0, 2],
+            weights: rng.vec(3, 0.5, 2.0),
+        };
+        let x = rng.vec(3, -1.0, 1.0);
+        let (value, (gp, gx)) = sparse_dot_grad(&p, &x);
+        let mut bp = Sparse {
+            vals: vec![f64::NAN; 3],
+            bias: f64::NAN,
+            idx: vec![7, 7, 7],
+            weights: vec![-1.0; 3],
+        };
+        let mut bx = vec![f64::NAN; 3];
+        let into = sparse_dot_grad_into(&p, &x, (&mut bp, &mut bx));
+        assert_eq!(into, value);
+        assert_vec_near(&bp.to_flat(), &gp.to_flat(), 1e-14, "grad_into struct");
+        assert_vec_near(&bx, &gx, 1e-14, "grad_into slice");
+        assert_eq!(gp.idx, p.idx, "no_grad idx copied into the gradient");
+        assert_eq!(gp.weights, p.weights, "no_grad weights copied into the gradient");
+        // Flat view: vals, bias, then x.
+        let n = 4;
+        let mut flat = p.to_flat();
+        flat.extend_from_slice(&x);
+        let f = |v: &[f64]| sparse_dot(&p.from_flat(&v[..n]), &v[n..]);
+        let grad = |v: &[f64]| {
+            let (_, (a, b)) = sparse_dot_grad(&p.from_flat(&v[..n]), &v[n..]);
+            let mut g = a.to_flat();
+            g.extend(b);
+            g
+        };
+        let g = grad(&flat);
+        fd_check("sparse_dot_grad", &f, &flat, &g);
+        // By hand.
+        let s = p.bias
+            + (0..3)
+                .map(|k| p.vals[k] * x[p.idx[k]] * p.weights[k])
+                .sum::<f64>();
+        for k in 0..3 {
+            let e = 2.0 * s * x[p.idx[k]] * p.weights[k] + 3.0 * p.vals[k] * p.vals[k];
+            assert_near(gp.vals[k], e, 1e-12, 1.0, "d/dv by hand");
+        }
+        assert_near(gp.bias, 2.0 * s, 1e-12, 1.0, "d/db by hand");
+        let (_, _, h) = sparse_dot_hessian(&p, &x);
+        hess_check("sparse_dot_hessian", &grad, &flat, &h);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Recursion (direct and mutual) at `order = 3`, through `f_derivatives`.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod recursion3 {
+    use autodiff::differentiable;
+
+    /// `t_0 = x`, `t_n = sin t_{n-1} + x/2`.
+    #[differentiable(order = 3)]
+    pub fn tower(x: f64, n: usize) -> f64 {
+        if n == 0 {
+            x
+        } else {
+            tower(x, n - 1).sin() + 0.5 * x
+        }
+    }
+
+    #[differentiable(order = 3)]
+    pub fn even(x: f64, n: u32) -> f64 {
+        if n == 0 {
+            x.cos()
+        } else {
+            x * odd(x, n - 1)
+        }
+    }
+
+    #[differentiable(order = 3)]
+    pub fn odd(x: f64, n: u32) -> f64 {
+        match n {
+            0 => x.sin(),
+            _ => even(x, n - 1) + x * x,
+        }
+    }
+}
+
+#[test]
+fn recursion_at_order_3() {
+    use recursion3::*;
+    let mut rng = Lcg::new(3604);
+    for _ in 0..5 {
+        let x = rng.uniform(-2.0, 2.0);
+        for n in 0..4 {
+            third_check(&format!("tower n={n}"), &|y| tower_derivatives(y, n), x);
+            third_check(&format!("even n={n}"), &|y| even_derivatives(y, n as u32), x);
+            third_check(&format!("odd n={n}"), &|y| odd_derivatives(y, n as u32), x);
+            let d = tower_derivatives(x, n);
+            assert_near(d[0], tower(x, n), 1e-14, 1.0, "tower value");
+            let (_, g) = tower_grad(x, n);
+            assert_near(d[1], g, 1e-12, 1.0, "tower first derivative");
+        }
+        // By hand: tower(x, 1) = sin x + x/2; odd(x, 1) = cos x + x².
+        let d = tower_derivatives(x, 1);
+        let e = [x.sin() + 0.5 * x, x.cos() + 0.5, -x.sin(), -x.cos()];
+        assert_vec_near(&d, &e, 1e-12, "tower(x, 1) by hand");
+        let d = odd_derivatives(x, 1);
+        let e = [x.cos() + x * x, -x.sin() + 2.0 * x, -x.cos() + 2.0, x.sin()];
+        assert_vec_near(&d, &e, 1e-12, "odd(x, 1) by hand");
+        // even(x, 2) = x (cos x + x²) = x cos x + x³.
+        let d = even_derivatives(x, 2);
+        let e = [
+            x * x.cos() + x.powi(3),
+            x.cos() - x * x.sin() + 3.0 * x * x,
+            -2.0 * x.sin() - x * x.cos() + 6.0 * x,
+            -3.0 * x.cos() + x * x.sin() + 6.0,
+        ];
+        assert_vec_near(&d, &e, 1e-12, "even(x, 2) by hand");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Closures capturing struct fields (a function and a method), the closure called in an iterator chain
+// over a sub-slice bounded by a `#[no_grad]` field.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod captures {
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Quad {
+        pub a: f64,
+        pub b: [f64; 2],
+        #[no_grad]
+        pub n: usize,
+    }
+
+    /// `Σ_{v in xs[..n]} a v² + sin(b0) v + b1`.
+    #[differentiable(wrt(p), order = 2)]
+    pub fn cap(p: &Quad, xs: &[f64]) -> f64 {
+        let f = |v: f64| p.a * v * v + p.b[0].sin() * v + p.b[1];
+        xs[..p.n].iter().map(|&v| f(v)).sum::<f64>()
+    }
+
+    impl Quad {
+        /// `g(x) g(cos x)` with `g(t) = a t + b1 t²` capturing `self`.
+        #[differentiable(wrt(self, x), order = 2)]
+        pub fn eval(&self, x: f64) -> f64 {
+            let g = |t: f64| self.a * t + self.b[1] * t * t;
+            g(x) * g(x.cos())
+        }
+    }
+}
+
+#[test]
+fn closures_capturing_struct_fields() {
+    use captures::*;
+    let mut rng = Lcg::new(3605);
+    for _ in 0..5 {
+        let p = Quad {
+            a: rng.uniform(-1.0, 1.0),
+            b: [rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0)],
+            n: 3,
+        };
+        let xs = rng.vec(5, -1.0, 1.0);
+        let flat = p.to_flat();
+        let f = |v: &[f64]| cap(&p.from_flat(v), &xs);
+        let grad = |v: &[f64]| cap_grad(&p.from_flat(v), &xs).1.to_flat();
+        let g = grad(&flat);
+        fd_check("cap_grad", &f, &flat, &g);
+        let s1: f64 = xs[..3].iter().sum();
+        let s2: f64 = xs[..3].iter().map(|v| v * v).sum();
+        assert_vec_near(&g, &[s2, p.b[0].cos() * s1, 3.0], 1e-12, "cap by hand");
+        let (_, _, h) = cap_hessian(&p, &xs);
+        hess_check("cap_hessian", &grad, &flat, &h);
+        assert_near(h[1][1], -p.b[0].sin() * s1, 1e-12, 1.0, "cap H[1][1] by hand");
+
+        let x = rng.uniform(-1.5, 1.5);
+        let mut flat = p.to_flat();
+        flat.push(x);
+        let f = |v: &[f64]| p.from_flat(&v[..3]).eval(v[3]);
+        let grad = |v: &[f64]| {
+            let (_, (gp, gx)) = p.from_flat(&v[..3]).eval_grad(v[3]);
+            let mut g = gp.to_flat();
+            g.push(gx);
+            g
+        };
+        fd_check("Quad::eval_grad", &f, &flat, &grad(&flat));
+        let (_, _, h) = p.eval_hessian(x);
+        hess_check("Quad::eval_hessian", &grad, &flat, &h);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Iterator chains over `&[Vec<f64>]` rows (`zip`, `enumerate`, `fold`, `product`) at `order = 2`.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod rows {
+    use autodiff::differentiable;
+
+    /// `Σ_r (row_r · v)²`.
+    #[differentiable(order = 2)]
+    pub fn rows_quad(m: &[Vec<f64>], v: &[f64]) -> f64 {
+        m.iter()
+            .map(|row| row.iter().zip(v).map(|(a, b)| a * b).sum::<f64>().powi(2))
+            .sum()
+    }
+
+    /// `Σ_i m_ii Π_j m_ij` by a `fold` over enumerated rows.
+    #[differentiable(order = 2)]
+    pub fn rows_enum(m: &[Vec<f64>]) -> f64 {
+        m.iter()
+            .enumerate()
+            .fold(0.0, |acc, (i, row)| acc + row[i] * row.iter().product::<f64>())
+    }
+
+    /// Row norms of a `Vec<Vec<f64>>` by value, as a `Vec`.
+    #[differentiable]
+    pub fn row_norms(m: Vec<Vec<f64>>) -> Vec<f64> {
+        m.iter()
+            .map(|r| r.iter().map(|a| a * a).sum::<f64>().sqrt())
+            .collect()
+    }
+}
+
+#[test]
+fn iterator_chains_over_matrix_rows() {
+    use rows::*;
+    let mut rng = Lcg::new(3606);
+    let shape = |v: &[f64]| -> Vec<Vec<f64>> { v.chunks(3).map(|c| c.to_vec()).collect() };
+    for _ in 0..5 {
+        let flat = rng.vec(9, -1.0, 1.0);
+        let v = rng.vec(3, -1.0, 1.0);
+        let m = shape(&flat);
+        let mut all = flat.clone();
+        all.extend_from_slice(&v);
+        let f = |y: &[f64]| rows_quad(&shape(&y[..9]), &y[9..]);
+        let grad = |y: &[f64]| {
+            let (_, (gm, gv)) = rows_quad_grad(&shape(&y[..9]), &y[9..]);
+            let mut g = flat2(&gm);
+            g.extend(gv);
+            g
+        };
+        fd_check("rows_quad_grad", &f, &all, &grad(&all));
+        let (_, _, h) = rows_quad_hessian(&m, &v);
+        hess_check("rows_quad_hessian", &grad, &all, &h);
+
+        let f = |y: &[f64]| rows_enum(&shape(y));
+        let grad = |y: &[f64]| flat2(&rows_enum_grad(&shape(y)).1);
+        fd_check("rows_enum_grad", &f, &flat, &grad(&flat));
+        let (_, _, h) = rows_enum_hessian(&m);
+        hess_check("rows_enum_hessian", &grad, &flat, &h);
+
+        let jac = row_norms_jacobian(m.clone());
+        let f = |y: &[f64]| row_norms(shape(y));
+        jac_check("row_norms_jacobian", &f, &flat, &jac);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// `f32` at `order = 2`: a log-sum-exp with a temperature over an array, against the same in `f64`.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod single {
+    use autodiff::differentiable;
+
+    #[differentiable(order = 2)]
+    pub fn lse32(x: &[f32; 3], t: f32) -> f32 {
+        let m = x.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+        let z: f32 = x.iter().map(|&v| ((v - m) / t).exp()).sum();
+        t * z.ln() + m
+    }
+
+    #[differentiable(order = 2)]
+    pub fn lse64(x: &[f64; 3], t: f64) -> f64 {
+        let m = x.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+        let z: f64 = x.iter().map(|&v| ((v - m) / t).exp()).sum();
+        t * z.ln() + m
+    }
+
+    /// An `f32` closure bound to a local, `.product()` of `f32`, at `order = 2`.
+    #[differentiable(order = 2)]
+    pub fn prod32(x: &[f32]) -> f32 {
+        let sq = |v: f32| 1.0 + v * v;
+        x.iter().map(|&v| sq(v)).product::<f32>().ln()
+    }
+}
+
+#[test]
+fn f32_at_order_2() {
+    use single::*;
+    let mut rng = Lcg::new(3607);
+    for _ in 0..5 {
+        let v = rng.vec(4, -1.0, 1.0);
+        let (x, t) = ([v[0], v[1], v[2]], 0.5 + v[3].abs());
+        let flat = [x[0], x[1], x[2], t];
+        let grad = |y: &[f64]| {
+            let (_, (gx, gt)) = lse64_grad(&[y[0], y[1], y[2]], y[3]);
+            vec![gx[0], gx[1], gx[2], gt]
+        };
+        let f = |y: &[f64]| lse64(&[y[0], y[1], y[2]], y[3]);
+        fd_check("lse64_grad", &f, &flat, &grad(&flat));
+        let (_, _, h64) = lse64_hessian(&x, t);
+        hess_check("lse64_hessian", &grad, &flat, &h64);
+        let x32 = x.map(|a| a as f32);
+        let (v32, (gx, gt), h32) = lse32_hessian(&x32, t as f32);
+        assert_near(v32 as f64, f(&flat), 1e-5, 1.0, "lse32 value");
+        let g = grad(&flat);
+        let g32 = [gx[0] as f64, gx[1] as f64, gx[2] as f64, gt as f64];
+        assert_vec_near(&g32, &g, 1e-5, "lse32 gradient");
+        for i in 0..4 {
+            let row: Vec<f64> = h32[i].iter().map(|&a| a as f64).collect();
+            assert_vec_near(&row, &h64[i], 1e-4, "lse32 Hessian row");
+        }
+        let (_, _, hv) = lse32_hvp(&x32, t as f32, ([1.0, 0.0, 0.0], 0.0));
+        assert_near(hv.0[1] as f64, h64[0][1], 1e-4, 1.0, "lse32 hvp");
+
+        let xs: Vec<f32> = v.iter().map(|&a| a as f32).collect();
+        let (_, g, h) = prod32_hessian(&xs);
+        for i in 0..4 {
+            let vi = v[i];
+            let ei = 2.0 * vi / (1.0 + vi * vi);
+            assert_near(g[i] as f64, ei, 1e-5, 1.0, "prod32 gradient by hand");
+            let hii = (2.0 - 2.0 * vi * vi) / (1.0 + vi * vi).powi(2);
+            assert_near(h[i][i] as f64, hii, 1e-4, 1.0, "prod32 Hessian by hand");
+            for j in 0..4 {
+                if j != i {
+                    assert!(h[i][j].abs() < 1e-5, "prod32 off-diagonal {i},{j}");
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Recursion on sub-slices with a nested `fn` item as the leaf, at `order = 2`.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod halves {
+    use autodiff::differentiable;
+
+    #[differentiable(order = 2)]
+    pub fn split(x: &[f64]) -> f64 {
+        fn leaf(v: &[f64]) -> f64 {
+            v.iter().map(|a| a.exp()).sum()
+        }
+        if x.len() <= 2 {
+            return leaf(x);
+        }
+        let m = x.len() / 2;
+        let r = split(&x[m..]);
+        split(&x[..m]) * (1.0 + r * r).ln()
+    }
+}
+
+#[test]
+fn sub_slice_recursion_with_a_nested_fn() {
+    use halves::*;
+    let mut rng = Lcg::new(3608);
+    for n in [1, 2, 3, 5, 7] {
+        let x = rng.vec(n, -1.0, 1.0);
+        let grad = |y: &[f64]| split_grad(y).1;
+        fd_check("split_grad", &split, &x, &grad(&x));
+        let (_, _, h) = split_hessian(&x);
+        hess_check("split_hessian", &grad, &x, &h);
+    }
+}
