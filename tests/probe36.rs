@@ -76,7 +76,13 @@ fn third_check(what: &str, d: &dyn Fn(f64) -> [f64; 4], x: f64) {
     for k in 1..4 {
         let fd = fd1(&|y| d(y)[k - 1], x, 1e-6);
         let scale = ds[k].abs().max(fd.abs());
-        assert_near(ds[k], fd, 1e-5, scale, &format!("{what} at {x}: derivative {k}"));
+        assert_near(
+            ds[k],
+            fd,
+            1e-5,
+            scale,
+            &format!("{what} at {x}: derivative {k}"),
+        );
     }
 }
 
@@ -326,7 +332,10 @@ fn grad_into_of_a_struct_with_no_grad_vec_fields() {
         assert_vec_near(&bp.to_flat(), &gp.to_flat(), 1e-14, "grad_into struct");
         assert_vec_near(&bx, &gx, 1e-14, "grad_into slice");
         assert_eq!(gp.idx, p.idx, "no_grad idx copied into the gradient");
-        assert_eq!(gp.weights, p.weights, "no_grad weights copied into the gradient");
+        assert_eq!(
+            gp.weights, p.weights,
+            "no_grad weights copied into the gradient"
+        );
         // Flat view: vals, bias, then x.
         let n = 4;
         let mut flat = p.to_flat();
@@ -398,7 +407,11 @@ fn recursion_at_order_3() {
         let x = rng.uniform(-2.0, 2.0);
         for n in 0..4 {
             third_check(&format!("tower n={n}"), &|y| tower_derivatives(y, n), x);
-            third_check(&format!("even n={n}"), &|y| even_derivatives(y, n as u32), x);
+            third_check(
+                &format!("even n={n}"),
+                &|y| even_derivatives(y, n as u32),
+                x,
+            );
             third_check(&format!("odd n={n}"), &|y| odd_derivatives(y, n as u32), x);
             let d = tower_derivatives(x, n);
             assert_near(d[0], tower(x, n), 1e-14, 1.0, "tower value");
@@ -478,7 +491,13 @@ fn closures_capturing_struct_fields() {
         assert_vec_near(&g, &[s2, p.b[0].cos() * s1, 3.0], 1e-12, "cap by hand");
         let (_, _, h) = cap_hessian(&p, &xs);
         hess_check("cap_hessian", &grad, &flat, &h);
-        assert_near(h[1][1], -p.b[0].sin() * s1, 1e-12, 1.0, "cap H[1][1] by hand");
+        assert_near(
+            h[1][1],
+            -p.b[0].sin() * s1,
+            1e-12,
+            1.0,
+            "cap H[1][1] by hand",
+        );
 
         let x = rng.uniform(-1.5, 1.5);
         let mut flat = p.to_flat();
@@ -514,9 +533,9 @@ pub mod rows {
     /// `Σ_i m_ii Π_j m_ij` by a `fold` over enumerated rows.
     #[differentiable(order = 2)]
     pub fn rows_enum(m: &[Vec<f64>]) -> f64 {
-        m.iter()
-            .enumerate()
-            .fold(0.0, |acc, (i, row)| acc + row[i] * row.iter().product::<f64>())
+        m.iter().enumerate().fold(0.0, |acc, (i, row)| {
+            acc + row[i] * row.iter().product::<f64>()
+        })
     }
 
     /// Row norms of a `Vec<Vec<f64>>` by value, as a `Vec`.
@@ -668,5 +687,138 @@ fn sub_slice_recursion_with_a_nested_fn() {
         fd_check("split_grad", &split, &x, &grad(&x));
         let (_, _, h) = split_hessian(&x);
         hess_check("split_hessian", &grad, &x, &h);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// `T::from(p.k).unwrap()` of a `#[no_grad]` count, and `T::from(p.a).unwrap()` of a float field, in a
+// generic `impl` and a generic free function, at first and second order. Found by this probe: each was
+// the error "`T::from` has no known derivative" (the macro cannot tell the two fields apart), then, in
+// the free function at `order = 2`, rustc's E0308 (`if` and `else` of `T` and `f64`) and E0605, and once
+// those compiled, the Hessian through a float field read by `T::from` in a generic `impl` was zeros.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod from_fields {
+    use autodiff::{differentiable, Differentiable, Float};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Scaled<T: Float> {
+        pub w: Vec<T>,
+        pub a: T,
+        #[no_grad]
+        pub k: usize,
+    }
+
+    impl<T: Float> Scaled<T> {
+        /// `k a Σ w_i x_i` with the count converted by `T::from`.
+        #[differentiable(wrt(self))]
+        pub fn first(&self, x: &[T]) -> T {
+            let k = T::from(self.k).unwrap();
+            let mut s = T::zero();
+            for i in 0..x.len() {
+                s = s + self.w[i] * x[i];
+            }
+            k * self.a * s
+        }
+
+        /// `(k / (k + 1)) a² Σ w_i² x_i` (`.expect`), at `order = 2`.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn second(&self, x: &[T]) -> T {
+            let k = T::from(self.k).expect("a count");
+            let frac = k / (k + T::one());
+            let s = self
+                .w
+                .iter()
+                .zip(x)
+                .fold(T::zero(), |acc, (&w, &v)| acc + w * w * v);
+            frac * self.a * self.a * s
+        }
+
+        /// The float field itself through `T::from`: `a³ w₀ + k w₁`.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn float_field(&self) -> T {
+            let a = T::from(self.a).unwrap();
+            a * a * a * self.w[0] + T::from(self.k).unwrap() * self.w[1]
+        }
+    }
+
+    /// A free generic function, both conversions, at `order = 2`.
+    #[differentiable(wrt(p), order = 2)]
+    pub fn free<T: Float>(p: &Scaled<T>, x: &[T]) -> T {
+        let k = T::from(p.k).unwrap();
+        let a = T::from(p.a).unwrap();
+        (k * a * a * p.w[0] * x[0]).sin() + p.w[1] * x[1]
+    }
+}
+
+#[test]
+fn conversions_of_fields_by_from() {
+    use from_fields::*;
+    let mut rng = Lcg::new(3609);
+    for _ in 0..5 {
+        let p = Scaled {
+            w: rng.vec(3, -1.0, 1.0),
+            a: rng.uniform(-1.5, 1.5),
+            k: 3,
+        };
+        let x = rng.vec(3, -1.0, 1.0);
+        let flat = p.to_flat();
+        let s: f64 = (0..3).map(|i| p.w[i] * x[i]).sum();
+
+        let (value, g) = p.first_grad(&x);
+        assert_near(value, p.first(&x), 1e-14, 1.0, "first value");
+        assert_eq!(g.k, 3);
+        let f = |v: &[f64]| p.from_flat(v).first(&x);
+        fd_check("Scaled::first_grad", &f, &flat, &g.to_flat());
+        let mut by_hand: Vec<f64> = x.iter().map(|xi| 3.0 * p.a * xi).collect();
+        by_hand.push(3.0 * s);
+        assert_vec_near(&g.to_flat(), &by_hand, 1e-12, "Scaled::first by hand");
+
+        for (name, f, grad, hess) in [
+            (
+                "second",
+                Box::new(|q: &Scaled<f64>| q.second(&x)) as Box<dyn Fn(&Scaled<f64>) -> f64>,
+                Box::new(|q: &Scaled<f64>| q.second_grad(&x).1.to_flat())
+                    as Box<dyn Fn(&Scaled<f64>) -> Vec<f64>>,
+                Box::new(|q: &Scaled<f64>| q.second_hessian(&x).2)
+                    as Box<dyn Fn(&Scaled<f64>) -> Vec<Vec<f64>>>,
+            ),
+            (
+                "float_field",
+                Box::new(|q: &Scaled<f64>| q.float_field()),
+                Box::new(|q: &Scaled<f64>| q.float_field_grad().1.to_flat()),
+                Box::new(|q: &Scaled<f64>| q.float_field_hessian().2),
+            ),
+            (
+                "free",
+                Box::new(|q: &Scaled<f64>| free(q, &x)),
+                Box::new(|q: &Scaled<f64>| free_grad(q, &x).1.to_flat()),
+                Box::new(|q: &Scaled<f64>| free_hessian(q, &x).2),
+            ),
+        ] {
+            let fv = |v: &[f64]| f(&p.from_flat(v));
+            let gv = |v: &[f64]| grad(&p.from_flat(v));
+            fd_check(name, &fv, &flat, &gv(&flat));
+            hess_check(name, &gv, &flat, &hess(&p));
+        }
+        // By hand: float_field = a³ w₀ + 3 w₁ over (w₀, w₁, w₂, a).
+        let h = p.float_field_hessian().2;
+        let a = p.a;
+        let e = [
+            [0.0, 0.0, 0.0, 3.0 * a * a],
+            [0.0; 4],
+            [0.0; 4],
+            [3.0 * a * a, 0.0, 0.0, 6.0 * a * p.w[0]],
+        ];
+        for i in 0..4 {
+            assert_vec_near(&h[i], &e[i], 1e-12, "float_field Hessian by hand");
+        }
+        let (_, g) = p.float_field_grad();
+        assert_vec_near(
+            &g.to_flat(),
+            &[a * a * a, 3.0, 0.0, 3.0 * a * a * p.w[0]],
+            1e-12,
+            "float_field gradient by hand",
+        );
     }
 }
