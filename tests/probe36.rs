@@ -822,3 +822,546 @@ fn conversions_of_fields_by_from() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Second round: output parameters at `order = 2` and through `f_jacobian` of methods; registered and
+// custom gradients at orders 2 and 3 inside iterator chains and methods; nested arrays with nested fns.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod round2 {
+    use autodiff::{custom_gradient, differentiable, gradient_of, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Lin {
+        pub m: [[f64; 2]; 2],
+        pub b: [f64; 2],
+        #[no_grad]
+        pub tag: u8,
+    }
+
+    impl Lin {
+        /// `out = tanh(M x + b)`, a closure for the activation, `wrt(self, x)`.
+        #[differentiable(wrt(self, x))]
+        pub fn apply(&self, x: &[f64; 2], out: &mut [f64; 2]) {
+            let act = |v: f64| v.tanh();
+            for i in 0..2 {
+                let mut s = self.b[i];
+                for j in 0..2 {
+                    s += self.m[i][j] * x[j];
+                }
+                out[i] = act(s);
+            }
+        }
+    }
+
+    /// A residual written into an output buffer, its squared norm returned, at `order = 2`.
+    #[differentiable(order = 2)]
+    pub fn resid_norm(x: &[f64], r: &mut [f64]) -> f64 {
+        for i in 0..r.len() {
+            r[i] = x[i] * x[(i + 1) % x.len()] - (i as f64).cos();
+        }
+        r.iter().map(|v| v * v).sum()
+    }
+
+    /// Accumulates into an output buffer whose incoming value is read (`+=`), and returns a float.
+    #[differentiable]
+    pub fn accumulate(x: &[f64], acc: &mut [f64]) -> f64 {
+        let mut total = 0.0;
+        for i in 0..acc.len() {
+            acc[i] += x[i].exp() * acc[i];
+            total += acc[i];
+        }
+        total
+    }
+
+    /// `libm::erf` with its gradient registered here.
+    #[gradient_of(libm::erf)]
+    pub fn erf_grad(x: f64, dy: f64) -> f64 {
+        dy * 2.0 / std::f64::consts::PI.sqrt() * (-x * x).exp()
+    }
+
+    /// The registered function at `order = 3`, composed.
+    #[differentiable(order = 3)]
+    pub fn erf_sq(x: f64) -> f64 {
+        let e = libm::erf(0.5 * x);
+        e * e + x
+    }
+
+    /// A two-input custom gradient (the true one), `order = 2` callers.
+    #[custom_gradient]
+    pub fn mulsin(a: f64, b: f64) -> (f64, impl Fn(f64) -> (f64, f64)) {
+        let (sa, ca) = (a.sin(), a.cos());
+        (sa * b, move |dy| (dy * ca * b, dy * sa))
+    }
+
+    /// The custom gradient in an iterator chain over two zipped slices.
+    #[differentiable(order = 2)]
+    pub fn chain_custom(a: &[f64], b: &[f64]) -> f64 {
+        a.iter()
+            .zip(b)
+            .map(|(&p, &q)| mulsin(p, q))
+            .sum::<f64>()
+            .powi(2)
+    }
+
+    impl Lin {
+        /// The registered and the custom gradient in a method at `order = 2`.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn special(&self) -> f64 {
+            libm::erf(self.m[0][1] * self.b[0]) + mulsin(self.m[1][0], self.b[1]) * self.m[0][0]
+        }
+    }
+
+    /// Nested arrays, rows handed to a nested fn by reference, at `order = 2`.
+    #[differentiable(order = 2)]
+    pub fn rows_nested(m: [[f64; 3]; 2], w: &[f64; 3]) -> f64 {
+        fn row_dot(r: &[f64; 3], w: &[f64; 3]) -> f64 {
+            r[0] * w[0] + r[1] * w[1] + r[2] * w[2]
+        }
+        let a = row_dot(&m[0], w);
+        let b = row_dot(&m[1], w);
+        a * b + (a - b).exp()
+    }
+}
+
+#[test]
+fn output_parameters_registered_and_custom_gradients_at_higher_order() {
+    use round2::*;
+    let mut rng = Lcg::new(3610);
+    for _ in 0..5 {
+        // Lin::apply_jacobian over (self: m00 m01 m10 m11 b0 b1, x0 x1).
+        let v = rng.vec(8, -1.0, 1.0);
+        let lin = Lin {
+            m: [[v[0], v[1]], [v[2], v[3]]],
+            b: [v[4], v[5]],
+            tag: 7,
+        };
+        let x = [v[6], v[7]];
+        let jac = lin.apply_jacobian(&x, &mut [0.0; 2]);
+        let f = |y: &[f64]| {
+            let mut o = [0.0; 2];
+            lin.from_flat(&y[..6]).apply(&[y[6], y[7]], &mut o);
+            o.to_vec()
+        };
+        jac_check("Lin::apply_jacobian", &f, &v, &jac);
+        let mut o = [f64::NAN; 2];
+        let (gl, gx) = lin.apply_vjp(&x, &mut o, &[1.0, -0.5]);
+        assert_eq!(gl.tag, 7);
+        let mut from_vjp = gl.to_flat();
+        from_vjp.extend_from_slice(&gx);
+        let expected: Vec<f64> = (0..8).map(|j| jac[0][j] - 0.5 * jac[1][j]).collect();
+        assert_vec_near(&from_vjp, &expected, 1e-12, "Lin::apply_vjp");
+
+        // resid_norm at order 2: gradient and Hessian of the returned float.
+        let xs = rng.vec(3, -1.0, 1.0);
+        let f = |y: &[f64]| resid_norm(y, &mut [0.0; 3]);
+        let grad = |y: &[f64]| resid_norm_grad(y, &mut [0.0; 3]).1;
+        fd_check("resid_norm_grad", &f, &xs, &grad(&xs));
+        let mut r = [f64::NAN; 3];
+        let (_, _, h) = resid_norm_hessian(&xs, &mut r);
+        hess_check("resid_norm_hessian", &grad, &xs, &h);
+        let mut r2 = [0.0; 3];
+        resid_norm(&xs, &mut r2);
+        assert_vec_near(&r, &r2, 1e-14, "resid_norm_hessian writes the residual");
+
+        // accumulate: G holds the incoming `acc`.
+        let acc0 = rng.vec(3, -1.0, 1.0);
+        let mut flat = xs.clone();
+        flat.extend_from_slice(&acc0);
+        let (d_ret, d_out) = (0.7, [0.3, -1.0, 0.5]);
+        let f = |y: &[f64]| {
+            let mut acc = y[3..].to_vec();
+            let t = accumulate(&y[..3], &mut acc);
+            d_ret * t + dot(&d_out, &acc)
+        };
+        let mut acc = acc0.clone();
+        let (_, (gx, gacc)) = accumulate_vjp(&xs, &mut acc, d_ret, &d_out);
+        let mut g = gx.clone();
+        g.extend(gacc);
+        fd_check("accumulate_vjp", &f, &flat, &g);
+
+        // erf at order 3.
+        let t = rng.uniform(-2.0, 2.0);
+        third_check("erf_sq", &|y| erf_sq_derivatives(y), t);
+        let e = libm::erf(0.5 * t);
+        let de = (-(0.25 * t * t)).exp() / std::f64::consts::PI.sqrt();
+        let d = erf_sq_derivatives(t);
+        assert_near(d[1], 2.0 * e * de + 1.0, 1e-12, 1.0, "erf_sq' by hand");
+        let d2 = 2.0 * de * de + 2.0 * e * (-0.5 * t * de);
+        assert_near(d[2], d2, 1e-12, 1.0, "erf_sq'' by hand");
+
+        // The custom gradient in a chain, at order 2.
+        let ab = rng.vec(6, -1.5, 1.5);
+        let f = |y: &[f64]| chain_custom(&y[..3], &y[3..]);
+        let grad = |y: &[f64]| {
+            let (_, (ga, gb)) = chain_custom_grad(&y[..3], &y[3..]);
+            ga.into_iter().chain(gb).collect::<Vec<_>>()
+        };
+        fd_check("chain_custom_grad", &f, &ab, &grad(&ab));
+        let (_, _, h) = chain_custom_hessian(&ab[..3], &ab[3..]);
+        hess_check("chain_custom_hessian", &grad, &ab, &h);
+
+        // The method with both at order 2.
+        let flat = lin.to_flat();
+        let f = |y: &[f64]| lin.from_flat(y).special();
+        let grad = |y: &[f64]| lin.from_flat(y).special_grad().1.to_flat();
+        fd_check("Lin::special_grad", &f, &flat, &grad(&flat));
+        let (_, _, h) = lin.special_hessian();
+        hess_check("Lin::special_hessian", &grad, &flat, &h);
+
+        // Nested arrays with a nested fn at order 2, flattened row-major then w.
+        let y = rng.vec(9, -1.0, 1.0);
+        let split = |y: &[f64]| ([[y[0], y[1], y[2]], [y[3], y[4], y[5]]], [y[6], y[7], y[8]]);
+        let f = |y: &[f64]| {
+            let (m, w) = split(y);
+            rows_nested(m, &w)
+        };
+        let grad = |y: &[f64]| {
+            let (m, w) = split(y);
+            let (_, (gm, gw)) = rows_nested_grad(m, &w);
+            gm.iter()
+                .flatten()
+                .chain(gw.iter())
+                .copied()
+                .collect::<Vec<_>>()
+        };
+        fd_check("rows_nested_grad", &f, &y, &grad(&y));
+        let (m, w) = split(&y);
+        let (_, _, h) = rows_nested_hessian(m, &w);
+        hess_check("rows_nested_hessian", &grad, &y, &h);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Third round: tuples, owned `Vec`s and structs by value at `order = 2` with `f_grad_into`; generic
+// helpers on sub-slices; `while` in `f32`; labelled loops with `match` ranges; recursion on arrays.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod round3 {
+    use autodiff::{differentiable, Differentiable, Float};
+
+    /// `Π (sin v + 2)` over `[x, x + 1, 2x - 0.5]` by `.map(..).product()`, at `order = 3`.
+    #[differentiable(order = 3)]
+    pub fn prod3(x: f64) -> f64 {
+        let r = [x, x + 1.0, 2.0 * x - 0.5];
+        r.iter().map(|v| v.sin() + 2.0).product()
+    }
+
+    /// A tuple parameter destructured, beside a slice, at `order = 2`.
+    #[differentiable(order = 2)]
+    pub fn tup(t: (f64, f64), w: &[f64]) -> f64 {
+        let (a, b) = t;
+        w.iter()
+            .enumerate()
+            .map(|(i, &v)| (a * v + b * i as f64).tanh())
+            .sum::<f64>()
+            * a
+    }
+
+    /// An owned `Vec` modified in a loop, then folded, at `order = 2`.
+    #[differentiable(order = 2)]
+    pub fn smooth(mut v: Vec<f64>) -> f64 {
+        for i in 1..v.len() {
+            v[i] = 0.5 * (v[i] + v[i - 1] * v[i - 1]);
+        }
+        v.iter().fold(0.0, |acc, &x| acc + x.powi(3))
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Model {
+        pub w: [f64; 3],
+        pub c: f64,
+        #[no_grad]
+        pub scale: f64,
+    }
+
+    /// A struct taken by value and `mut`, written, at `order = 2`.
+    #[differentiable(order = 2)]
+    pub fn by_value(mut p: Model, x: f64) -> f64 {
+        p.c = p.c * p.scale + x;
+        p.w[0] * p.c * p.c + p.w[1] * (p.w[2] * x).sin()
+    }
+
+    /// A generic helper, on sub-slices of one slice.
+    #[differentiable]
+    pub fn dotg<T: Float>(a: &[T], b: &[T]) -> T {
+        let mut s = T::zero();
+        for i in 0..a.len() {
+            s = s + a[i] * b[i];
+        }
+        s
+    }
+
+    #[differentiable(order = 2)]
+    pub fn halves_dot(x: &[f64]) -> f64 {
+        let m = x.len() / 2;
+        let d = dotg(&x[..m], &x[m..2 * m]);
+        d * d + dotg(&x[1..], &x[1..])
+    }
+
+    /// Newton's square root in `f32` in a `while` with an active test, at `order = 2`.
+    #[differentiable(order = 2)]
+    pub fn nsqrt32(a: f32) -> f32 {
+        let mut x = a.max(1.0);
+        let mut k = 0;
+        while k < 40 && (x * x - a).abs() > 1e-6 * a {
+            x = 0.5 * (x + a / x);
+            k += 1;
+        }
+        x
+    }
+
+    /// A band of weights found by a `match` with `|` and ranges, in labelled loops with `continue` and
+    /// `break` to the outer label.
+    #[differentiable(order = 2)]
+    pub fn banded(x: &[f64]) -> f64 {
+        let n = x.len();
+        let mut s = 0.0;
+        'rows: for i in 0..n {
+            let mut j = 0;
+            loop {
+                if j >= n {
+                    continue 'rows;
+                }
+                let d = if i > j { i - j } else { j - i };
+                let w = match d {
+                    0 => 2.0,
+                    1 | 2 => -0.5,
+                    3..=5 => 0.1,
+                    _ => 0.0,
+                };
+                s += w * x[i] * x[j];
+                if i == 6 {
+                    break 'rows;
+                }
+                j += 1;
+            }
+        }
+        s
+    }
+
+    /// A closure capturing an active local, in a `fold` with a tuple accumulator (mean and variance).
+    #[differentiable(order = 2)]
+    pub fn shifted_var(x: &[f64], shift: f64) -> f64 {
+        let c = shift * shift;
+        let f = |v: f64| v - c;
+        let (s, q) = x
+            .iter()
+            .fold((0.0, 0.0), |(s, q), &v| (s + f(v), q + f(v) * f(v)));
+        let n = x.len() as f64;
+        q / n - (s / n) * (s / n)
+    }
+
+    /// Rows' tails `&m[i][1..]` iterated, at `order = 2`.
+    #[differentiable(order = 2)]
+    pub fn tails(m: &[Vec<f64>]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..m.len() {
+            let t: f64 = m[i][1..].iter().map(|v| v * m[i][0]).sum();
+            s += t * t;
+        }
+        s
+    }
+
+    /// A complex power by recursion on arrays, its Jacobian.
+    #[differentiable]
+    pub fn cpow(z: [f64; 2], n: u32) -> [f64; 2] {
+        if n == 0 {
+            return [1.0, 0.0];
+        }
+        let w = cpow(z, n - 1);
+        [w[0] * z[0] - w[1] * z[1], w[0] * z[1] + w[1] * z[0]]
+    }
+
+    /// A constant fixed-size array beside an output parameter and a struct (rustc's E0283 in the
+    /// generated code until this probe's fix in `companion.rs`).
+    #[differentiable(wrt(p))]
+    pub fn weigh_out(p: &Model, x: &[f64; 3], out: &mut [f64]) {
+        for i in 0..3 {
+            out[i] = p.w[i] * x[i] + p.c;
+        }
+    }
+}
+
+#[test]
+fn tuples_owned_values_generic_helpers_and_loops() {
+    use round3::*;
+    let mut rng = Lcg::new(3611);
+    for _ in 0..5 {
+        let t = rng.uniform(-1.5, 1.5);
+        third_check("prod3", &|y| prod3_derivatives(y), t);
+        let fs = [
+            t.sin() + 2.0,
+            (t + 1.0).sin() + 2.0,
+            (2.0 * t - 0.5).sin() + 2.0,
+        ];
+        let ds = [t.cos(), (t + 1.0).cos(), 2.0 * (2.0 * t - 0.5).cos()];
+        let d1 = ds[0] * fs[1] * fs[2] + fs[0] * ds[1] * fs[2] + fs[0] * fs[1] * ds[2];
+        assert_near(prod3_derivatives(t)[1], d1, 1e-12, 1.0, "prod3' by hand");
+
+        // tup: (a, b, w0, w1, w2).
+        let v = rng.vec(5, -1.0, 1.0);
+        let f = |y: &[f64]| tup((y[0], y[1]), &y[2..]);
+        let grad = |y: &[f64]| {
+            let (_, ((ga, gb), gw)) = tup_grad((y[0], y[1]), &y[2..]);
+            let mut g = vec![ga, gb];
+            g.extend(gw);
+            g
+        };
+        fd_check("tup_grad", &f, &v, &grad(&v));
+        let (_, _, h) = tup_hessian((v[0], v[1]), &v[2..]);
+        hess_check("tup_hessian", &grad, &v, &h);
+        // (The tuple parameter's buffer is `&mut (f64, f64)`, `<G as &mut>` of its gradient.)
+        let (mut gt, mut gw) = ((f64::NAN, f64::NAN), vec![f64::NAN; 3]);
+        let value = tup_grad_into((v[0], v[1]), &v[2..], (&mut gt, &mut gw));
+        let (ga, gb) = gt;
+        assert_eq!(value, f(&v));
+        assert_vec_near(
+            &[ga, gb, gw[0], gw[1], gw[2]],
+            &grad(&v),
+            1e-14,
+            "tup_grad_into",
+        );
+
+        // smooth, an owned mut Vec.
+        let x = rng.vec(4, -1.0, 1.0);
+        let grad = |y: &[f64]| smooth_grad(y.to_vec()).1;
+        fd_check("smooth_grad", &|y| smooth(y.to_vec()), &x, &grad(&x));
+        let (_, _, h) = smooth_hessian(x.clone());
+        hess_check("smooth_hessian", &grad, &x, &h);
+        let mut buf = vec![f64::NAN; 4];
+        smooth_grad_into(x.clone(), &mut buf);
+        assert_vec_near(&buf, &grad(&x), 1e-14, "smooth_grad_into");
+
+        // by_value: (w0, w1, w2, c, x).
+        let p = Model {
+            w: [v[0], v[1], v[2]],
+            c: v[3],
+            scale: 1.5,
+        };
+        let xv = v[4];
+        let mut flat = p.to_flat();
+        flat.push(xv);
+        let f = |y: &[f64]| by_value(p.from_flat(&y[..4]), y[4]);
+        let grad = |y: &[f64]| {
+            let (_, (gp, gx)) = by_value_grad(p.from_flat(&y[..4]), y[4]);
+            let mut g = gp.to_flat();
+            g.push(gx);
+            g
+        };
+        fd_check("by_value_grad", &f, &flat, &grad(&flat));
+        let (_, _, h) = by_value_hessian(p.clone(), xv);
+        hess_check("by_value_hessian", &grad, &flat, &h);
+        let mut gp = Model {
+            w: [f64::NAN; 3],
+            c: f64::NAN,
+            scale: 0.0,
+        };
+        let mut gx = f64::NAN;
+        by_value_grad_into(p.clone(), xv, (&mut gp, &mut gx));
+        let mut got = gp.to_flat();
+        got.push(gx);
+        assert_vec_near(&got, &grad(&flat), 1e-14, "by_value_grad_into");
+        let c = p.c * 1.5 + xv;
+        assert_near(
+            gx,
+            2.0 * p.w[0] * c + p.w[1] * p.w[2] * (p.w[2] * xv).cos(),
+            1e-12,
+            1.0,
+            "d/dx by hand",
+        );
+
+        // halves_dot.
+        let x = rng.vec(5, -1.0, 1.0);
+        let grad = |y: &[f64]| halves_dot_grad(y).1;
+        fd_check("halves_dot_grad", &halves_dot, &x, &grad(&x));
+        let (_, _, h) = halves_dot_hessian(&x);
+        hess_check("halves_dot_hessian", &grad, &x, &h);
+
+        // nsqrt32 against 1/(2 sqrt a) and -1/(4 a^{3/2}).
+        let a = rng.uniform(0.5, 4.0);
+        let d = nsqrt32_derivatives(a as f32);
+        assert_near(d[0] as f64, a.sqrt(), 1e-5, 1.0, "nsqrt32");
+        assert_near(d[1] as f64, 0.5 / a.sqrt(), 1e-4, 1.0, "nsqrt32'");
+        assert_near(d[2] as f64, -0.25 / a.powf(1.5), 1e-3, 1.0, "nsqrt32''");
+
+        // banded.
+        for n in [3, 5, 8] {
+            let x = rng.vec(n, -1.0, 1.0);
+            let grad = |y: &[f64]| banded_grad(y).1;
+            fd_check("banded_grad", &banded, &x, &grad(&x));
+            let (_, _, h) = banded_hessian(&x);
+            hess_check("banded_hessian", &grad, &x, &h);
+        }
+
+        // shifted_var: (x0..x3, shift); the variance does not depend on the shift.
+        let y = rng.vec(5, -1.0, 1.0);
+        let f = |y: &[f64]| shifted_var(&y[..4], y[4]);
+        let grad = |y: &[f64]| {
+            let (_, (gx, gs)) = shifted_var_grad(&y[..4], y[4]);
+            let mut g = gx;
+            g.push(gs);
+            g
+        };
+        let g = grad(&y);
+        fd_check("shifted_var_grad", &f, &y, &g);
+        assert!(g[4].abs() < 1e-12, "shift's derivative {}", g[4]);
+        let mean = y[..4].iter().sum::<f64>() / 4.0;
+        for i in 0..4 {
+            assert_near(
+                g[i],
+                2.0 * (y[i] - mean) / 4.0,
+                1e-12,
+                1.0,
+                "variance by hand",
+            );
+        }
+        let (_, _, h) = shifted_var_hessian(&y[..4], y[4]);
+        hess_check("shifted_var_hessian", &grad, &y, &h);
+
+        // tails over a 3 x 3 matrix.
+        let flat = rng.vec(9, -1.0, 1.0);
+        let shape = |v: &[f64]| -> Vec<Vec<f64>> { v.chunks(3).map(|c| c.to_vec()).collect() };
+        let grad = |v: &[f64]| flat2(&tails_grad(&shape(v)).1);
+        fd_check("tails_grad", &|v| tails(&shape(v)), &flat, &grad(&flat));
+        let (_, _, h) = tails_hessian(&shape(&flat));
+        hess_check("tails_hessian", &grad, &flat, &h);
+
+        // cpow's Jacobian: z^n is holomorphic, so J = [[Re n z^{n-1}, -Im], [Im, Re]].
+        let z = rng.vec(2, -1.0, 1.0);
+        for n in 0..4 {
+            let jac = cpow_jacobian([z[0], z[1]], n);
+            let f = |y: &[f64]| cpow([y[0], y[1]], n).to_vec();
+            jac_check(&format!("cpow_jacobian n={n}"), &f, &z, &jac);
+            if n > 0 {
+                let w = cpow([z[0], z[1]], n - 1);
+                let (re, im) = (n as f64 * w[0], n as f64 * w[1]);
+                assert_vec_near(&jac[0], &[re, -im], 1e-12, "cpow J row 0 by hand");
+                assert_vec_near(&jac[1], &[im, re], 1e-12, "cpow J row 1 by hand");
+            }
+        }
+
+        // weigh_out: the Jacobian over (w0, w1, w2, c).
+        let xs = [v[0], v[1], v[2]];
+        let jac = weigh_out_jacobian(&p, &xs, &mut [0.0; 3]);
+        let f = |y: &[f64]| {
+            let mut o = vec![0.0; 3];
+            weigh_out(&p.from_flat(y), &xs, &mut o);
+            o
+        };
+        jac_check("weigh_out_jacobian", &f, &p.to_flat(), &jac);
+        let mut o = vec![f64::NAN; 3];
+        let mut t = vec![f64::NAN; 3];
+        let dir = p.from_flat(&[0.1, 0.2, 0.3, 1.0]);
+        weigh_out_jvp(&p, &xs, &mut o, dir, &mut t);
+        for i in 0..3 {
+            assert_near(
+                t[i],
+                0.1 * (i + 1) as f64 * xs[i] + 1.0,
+                1e-12,
+                1.0,
+                "weigh_out_jvp",
+            );
+        }
+    }
+}
