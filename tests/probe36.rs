@@ -1365,3 +1365,312 @@ fn tuples_owned_values_generic_helpers_and_loops() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Fourth round: generic `impl`s calling associated functions at `order = 2`; `Vec` values of a `match`;
+// methods chaining over matrix fields; custom gradients and `break value` at `order = 3`; a struct
+// passed on whole from a method (API.md's `Mlp`), with `#[no_grad]` data.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod round4 {
+    use autodiff::{custom_gradient, differentiable, Differentiable, Float};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Poly<T: Float> {
+        pub c: [T; 3],
+        #[no_grad]
+        pub n: usize,
+    }
+
+    impl<T: Float> Poly<T> {
+        /// A helper of the float type alone.
+        #[differentiable]
+        pub fn bump(x: T) -> T {
+            x * x / (T::one() + x * x)
+        }
+
+        /// `wrt(self, x)` at `order = 2`, calling `Self::bump`, the count by `T::from`.
+        #[differentiable(wrt(self, x), order = 2)]
+        pub fn eval(&self, x: T) -> T {
+            let n = T::from(self.n).unwrap();
+            (self.c[0] + self.c[1] * x + self.c[2] * x * x) * Self::bump(x) * n
+        }
+    }
+
+    /// A `Vec` as the value of a `match` (outside loops), its Jacobian.
+    #[differentiable]
+    pub fn pick(x: &[f64], k: usize) -> Vec<f64> {
+        let v = match k % 3 {
+            0 => x.iter().map(|a| a * a).collect(),
+            1 => vec![x[0] + x[1], x[1] * x[2]],
+            _ => x.to_vec(),
+        };
+        v
+    }
+
+    /// An array returned early from a `match` arm (no loop), its Jacobian.
+    #[differentiable]
+    pub fn early(x: [f64; 2], k: i32) -> [f64; 2] {
+        match k {
+            i32::MIN..=-1 => return [x[1], x[0]],
+            0 => {}
+            _ => return [x[0] * x[1], x[0] - x[1]],
+        }
+        [x[0].exp(), x[1].ln_1p()]
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Grid {
+        pub m: Vec<Vec<f64>>,
+        pub bias: Vec<f64>,
+        #[no_grad]
+        pub active: Vec<bool>,
+    }
+
+    impl Grid {
+        /// An iterator chain over a matrix field's rows, a `#[no_grad]` mask, at `order = 2`.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn energy(&self, x: &[f64]) -> f64 {
+            let mut e = 0.0;
+            for i in 0..self.m.len() {
+                if self.active[i] {
+                    let r: f64 = self.m[i].iter().zip(x).map(|(a, b)| a * b).sum();
+                    e += (r + self.bias[i]).powi(2);
+                }
+            }
+            e
+        }
+    }
+
+    /// `softsign` with its own gradient, whose closure captures a value.
+    #[custom_gradient]
+    pub fn softsign(x: f64) -> (f64, impl Fn(f64) -> f64) {
+        let d = 1.0 + x.abs();
+        (x / d, move |dy| dy / (d * d))
+    }
+
+    /// The custom gradient at `order = 3`.
+    #[differentiable(order = 3)]
+    pub fn soft3(x: f64) -> f64 {
+        softsign(2.0 * x) * x
+    }
+
+    /// A fixed point `x = a cos x` by `loop` with `break value`, at `order = 3`.
+    #[differentiable(order = 3)]
+    pub fn fixed(a: f64) -> f64 {
+        let mut x = 0.5;
+        let mut k = 0;
+        let r = loop {
+            let next = a * x.cos();
+            k += 1;
+            if k >= 200 {
+                break next;
+            }
+            x = next;
+        };
+        r
+    }
+
+    /// Three `f64` functions in a chain: the middle one first order only.
+    #[differentiable]
+    pub fn inner(x: f64, y: f64) -> f64 {
+        (x * y).sin() + y
+    }
+
+    #[differentiable]
+    pub fn middle(v: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 1..v.len() {
+            s += inner(v[i - 1], v[i]);
+        }
+        s
+    }
+
+    #[differentiable(order = 2)]
+    pub fn outer(v: &[f64]) -> f64 {
+        let m = middle(v);
+        m * m + middle(&v[1..])
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Mlp {
+        pub w1: Vec<f64>,
+        pub b1: Vec<f64>,
+        pub w2: Vec<f64>,
+        pub b2: f64,
+        #[no_grad]
+        pub hidden: usize,
+    }
+
+    /// API.md's `mse` written out: a hidden layer of `tanh`.
+    #[differentiable(wrt(p))]
+    pub fn mse(p: &Mlp, xs: &[f64], ys: &[f64]) -> f64 {
+        let mut loss = 0.0;
+        for k in 0..xs.len() {
+            let mut out = p.b2;
+            for j in 0..p.hidden {
+                out += p.w2[j] * (p.w1[j] * xs[k] + p.b1[j]).tanh();
+            }
+            loss += (out - ys[k]) * (out - ys[k]);
+        }
+        loss / xs.len() as f64
+    }
+
+    impl Mlp {
+        /// API.md's method passing `self` on whole, at `order = 2`, with a penalty on its fields.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn loss(&self, xs: &[f64], ys: &[f64]) -> f64 {
+            let penalty: f64 = self.w1.iter().map(|w| w * w).sum();
+            mse(self, xs, ys) + 0.01 * penalty
+        }
+    }
+
+    /// A method taking `self` by value with `self` constant, at `order = 3` in `x`.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Shift {
+        pub s: f64,
+    }
+
+    impl Shift {
+        #[differentiable(wrt(x), order = 3)]
+        pub fn at(self, x: f64) -> f64 {
+            ((x - self.s) * x).exp()
+        }
+    }
+}
+
+#[test]
+fn generic_impls_vec_matches_custom_third_order_and_whole_structs() {
+    use round4::*;
+    let mut rng = Lcg::new(3612);
+    for _ in 0..5 {
+        let v = rng.vec(4, -1.0, 1.0);
+        let p = Poly {
+            c: [v[0], v[1], v[2]],
+            n: 2,
+        };
+        let x = v[3];
+        let mut flat = p.to_flat();
+        flat.push(x);
+        let f = |y: &[f64]| p.from_flat(&y[..3]).eval(y[3]);
+        let grad = |y: &[f64]| {
+            let (_, (gp, gx)) = p.from_flat(&y[..3]).eval_grad(y[3]);
+            let mut g = gp.to_flat();
+            g.push(gx);
+            g
+        };
+        let g = grad(&flat);
+        fd_check("Poly::eval_grad", &f, &flat, &g);
+        let b = x * x / (1.0 + x * x);
+        assert_vec_near(
+            &g[..3],
+            &[2.0 * b, 2.0 * x * b, 2.0 * x * x * b],
+            1e-12,
+            "Poly by hand",
+        );
+        let (_, _, h) = p.eval_hessian(x);
+        hess_check("Poly::eval_hessian", &grad, &flat, &h);
+
+        let x3 = rng.vec(3, 0.1, 1.5);
+        for k in 0..3 {
+            let jac = pick_jacobian(&x3, k);
+            jac_check(&format!("pick_jacobian {k}"), &|y| pick(y, k), &x3, &jac);
+        }
+        for k in [-5, 0, 3] {
+            let jac = early_jacobian([x3[0], x3[1]], k);
+            let f = |y: &[f64]| early([y[0], y[1]], k).to_vec();
+            jac_check(&format!("early_jacobian {k}"), &f, &x3[..2], &jac);
+        }
+
+        let g0 = Grid {
+            m: vec![
+                rng.vec(2, -1.0, 1.0),
+                rng.vec(2, -1.0, 1.0),
+                rng.vec(2, -1.0, 1.0),
+            ],
+            bias: rng.vec(3, -1.0, 1.0),
+            active: vec![true, false, true],
+        };
+        let xs = rng.vec(2, -1.0, 1.0);
+        let flat = g0.to_flat();
+        let f = |y: &[f64]| g0.from_flat(y).energy(&xs);
+        let grad = |y: &[f64]| g0.from_flat(y).energy_grad(&xs).1.to_flat();
+        let g = grad(&flat);
+        fd_check("Grid::energy_grad", &f, &flat, &g);
+        // The inactive row has no gradient; the mask is copied.
+        assert_eq!(&g[2..4], &[0.0, 0.0]);
+        assert_eq!(g0.energy_grad(&xs).1.active, g0.active);
+        let (_, _, h) = g0.energy_hessian(&xs);
+        hess_check("Grid::energy_hessian", &grad, &flat, &h);
+
+        let t = rng.uniform(0.1, 2.0) * if rng.unit() < 0.5 { -1.0 } else { 1.0 };
+        third_check("soft3", &|y| soft3_derivatives(y), t);
+        let d = soft3_derivatives(t);
+        let u = 2.0 * t;
+        let s = u / (1.0 + u.abs());
+        assert_near(
+            d[1],
+            s + 2.0 * t / (1.0 + u.abs()).powi(2),
+            1e-12,
+            1.0,
+            "soft3' by hand",
+        );
+
+        let a = rng.uniform(0.2, 0.8);
+        third_check("fixed", &|y| fixed_derivatives(y), a);
+        // Implicit: x = a cos x gives x' = cos x / (1 + a sin x).
+        let d = fixed_derivatives(a);
+        let xstar = d[0];
+        assert_near(
+            d[1],
+            xstar.cos() / (1.0 + a * xstar.sin()),
+            1e-10,
+            1.0,
+            "fixed' implicit",
+        );
+
+        let w = rng.vec(4, -1.0, 1.0);
+        let grad = |y: &[f64]| outer_grad(y).1;
+        fd_check("outer_grad", &outer, &w, &grad(&w));
+        let (_, _, h) = outer_hessian(&w);
+        hess_check("outer_hessian", &grad, &w, &h);
+
+        let mlp = Mlp {
+            w1: rng.vec(3, -1.0, 1.0),
+            b1: rng.vec(3, -1.0, 1.0),
+            w2: rng.vec(3, -1.0, 1.0),
+            b2: rng.uniform(-1.0, 1.0),
+            hidden: 3,
+        };
+        let xs = rng.vec(4, -1.0, 1.0);
+        let ys = rng.vec(4, -1.0, 1.0);
+        let flat = mlp.to_flat();
+        let f = |y: &[f64]| mlp.from_flat(y).loss(&xs, &ys);
+        let grad = |y: &[f64]| mlp.from_flat(y).loss_grad(&xs, &ys).1.to_flat();
+        fd_check("Mlp::loss_grad", &f, &flat, &grad(&flat));
+        let (_, _, h) = mlp.loss_hessian(&xs, &ys);
+        hess_check("Mlp::loss_hessian", &grad, &flat, &h);
+        let (_, gm) = mse_grad(&mlp, &xs, &ys);
+        let check = autodiff::check_gradient_of(|q: &Mlp| mse(q, &xs, &ys), &mlp, &gm);
+        assert!(
+            check.is_ok(1e-6),
+            "check_gradient_of mse: {}",
+            check.max_rel_error
+        );
+
+        let sh = Shift {
+            s: rng.uniform(-1.0, 1.0),
+        };
+        let xv = rng.uniform(-1.0, 1.0);
+        third_check("Shift::at", &|y| sh.clone().at_derivatives(y), xv);
+        let e = ((xv - sh.s) * xv).exp();
+        let q = 2.0 * xv - sh.s;
+        assert_near(
+            sh.clone().at_derivatives(xv)[2],
+            e * (q * q + 2.0),
+            1e-12,
+            1.0,
+            "at'' by hand",
+        );
+    }
+}
