@@ -1674,3 +1674,209 @@ fn generic_impls_vec_matches_custom_third_order_and_whole_structs() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Fifth round: recursion in methods, `match` on a `#[no_grad]` mode field, output parameters read and
+// written in methods at `order = 2`, generic structs passed on whole with converted counts, `f32`
+// structs at `order = 2`, chains with `skip`/`take`/`filter`, `Vec`s grown with `continue`.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod round5 {
+    use autodiff::{differentiable, Differentiable, Float};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Osc {
+        pub k: f64,
+        pub d: [f64; 2],
+        #[no_grad]
+        pub mode: u8,
+    }
+
+    impl Osc {
+        /// Recursion through `self`, `wrt(self, x)` at `order = 2`.
+        #[differentiable(wrt(self, x), order = 2)]
+        pub fn depth(&self, x: f64, n: usize) -> f64 {
+            if n == 0 {
+                return x * self.k;
+            }
+            (self.depth(x, n - 1) * self.d[0]).sin() + self.d[1] * x
+        }
+
+        /// A `match` on the `#[no_grad]` mode with ranges and `|`.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn by_mode(&self, x: f64) -> f64 {
+            match self.mode {
+                0 | 1 => self.k * x * x,
+                2..=9 => (self.k * x).cos() * self.d[0],
+                _ => self.d[0] * self.d[1] * self.k,
+            }
+        }
+
+        /// An output buffer read before it is written (`state[i] += ..`), the float returned at
+        /// `order = 2`, with a nested `fn`.
+        #[differentiable(wrt(self, state), order = 2)]
+        pub fn relax(&self, state: &mut [f64]) -> f64 {
+            fn sq(v: &[f64]) -> f64 {
+                let mut s = 0.0;
+                for a in v {
+                    s += a * a;
+                }
+                s
+            }
+            for i in 0..state.len() {
+                state[i] += self.k * (self.d[i % 2] - state[i]);
+            }
+            sq(state) + self.k * sq(&state[1..])
+        }
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Net<T: Float> {
+        pub w: Vec<T>,
+        #[no_grad]
+        pub n: usize,
+    }
+
+    #[differentiable]
+    pub fn net_dot<T: Float>(p: &Net<T>, x: &[T]) -> T {
+        let mut s = T::zero();
+        for i in 0..p.n {
+            s = s + p.w[i] * x[i];
+        }
+        s
+    }
+
+    /// A generic struct passed on whole, its count converted, at `order = 2`.
+    #[differentiable(wrt(p), order = 2)]
+    pub fn net_loss<T: Float>(p: &Net<T>, x: &[T]) -> T {
+        let d = net_dot(p, x);
+        let n = T::from(p.n).unwrap();
+        d * d / n + p.w[0].sin()
+    }
+
+    /// `skip`, `take` and `filter` in a chain over a slice.
+    #[differentiable(order = 2)]
+    pub fn chain_adapt(x: &[f64]) -> f64 {
+        let a: f64 = x.iter().skip(1).take(3).map(|v| v * v).sum();
+        let b: f64 = x.iter().filter(|v| **v > 0.0).map(|v| v.exp()).sum();
+        a * b
+    }
+
+    /// A `Vec` grown by `push` in a loop with `continue`, its Jacobian.
+    #[differentiable]
+    pub fn grown(x: &[f64]) -> Vec<f64> {
+        let mut out = Vec::new();
+        for i in 0..x.len() {
+            if i % 2 == 1 {
+                continue;
+            }
+            out.push(x[i] * x[(i + 1) % x.len()]);
+        }
+        out
+    }
+}
+
+#[test]
+fn recursive_methods_modes_buffers_and_generic_wholes() {
+    use round5::*;
+    let mut rng = Lcg::new(3613);
+    for _ in 0..5 {
+        let v = rng.vec(4, -1.0, 1.0);
+        for mode in [0, 1, 5, 12] {
+            let o = Osc {
+                k: v[0],
+                d: [v[1], v[2]],
+                mode,
+            };
+            let flat = o.to_flat();
+            let f = |y: &[f64]| o.from_flat(y).by_mode(v[3]);
+            let grad = |y: &[f64]| o.from_flat(y).by_mode_grad(v[3]).1.to_flat();
+            fd_check("Osc::by_mode_grad", &f, &flat, &grad(&flat));
+            let (_, _, h) = o.by_mode_hessian(v[3]);
+            hess_check("Osc::by_mode_hessian", &grad, &flat, &h);
+        }
+        let o = Osc {
+            k: v[0],
+            d: [v[1], v[2]],
+            mode: 0,
+        };
+        for n in 0..3 {
+            let mut flat = o.to_flat();
+            flat.push(v[3]);
+            let f = |y: &[f64]| o.from_flat(&y[..3]).depth(y[3], n);
+            let grad = |y: &[f64]| {
+                let (_, (go, gx)) = o.from_flat(&y[..3]).depth_grad(y[3], n);
+                let mut g = go.to_flat();
+                g.push(gx);
+                g
+            };
+            fd_check("Osc::depth_grad", &f, &flat, &grad(&flat));
+            let (_, _, h) = o.depth_hessian(v[3], n);
+            hess_check("Osc::depth_hessian", &grad, &flat, &h);
+        }
+        // relax: G = (self, incoming state).
+        let s0 = rng.vec(3, -1.0, 1.0);
+        let mut flat = o.to_flat();
+        flat.extend_from_slice(&s0);
+        let f = |y: &[f64]| o.from_flat(&y[..3]).relax(&mut y[3..].to_vec());
+        let grad = |y: &[f64]| {
+            let mut s = y[3..].to_vec();
+            let (_, (go, gs)) = o.from_flat(&y[..3]).relax_grad(&mut s);
+            let mut g = go.to_flat();
+            g.extend(gs);
+            g
+        };
+        fd_check("Osc::relax_grad", &f, &flat, &grad(&flat));
+        let mut s = s0.clone();
+        let (_, _, h) = o.relax_hessian(&mut s);
+        hess_check("Osc::relax_hessian", &grad, &flat, &h);
+        let mut after = s0.clone();
+        o.relax(&mut after);
+        assert_vec_near(
+            &s,
+            &after,
+            1e-14,
+            "relax_hessian leaves the state as relax does",
+        );
+
+        let p = Net {
+            w: rng.vec(3, -1.0, 1.0),
+            n: 3,
+        };
+        let x = rng.vec(3, -1.0, 1.0);
+        let flat = p.to_flat();
+        let f = |y: &[f64]| net_loss(&p.from_flat(y), &x);
+        let grad = |y: &[f64]| net_loss_grad(&p.from_flat(y), &x).1.to_flat();
+        let g = grad(&flat);
+        fd_check("net_loss_grad", &f, &flat, &g);
+        let d: f64 = (0..3).map(|i| p.w[i] * x[i]).sum();
+        let mut by_hand: Vec<f64> = x.iter().map(|xi| 2.0 * d * xi / 3.0).collect();
+        by_hand[0] += p.w[0].cos();
+        assert_vec_near(&g, &by_hand, 1e-12, "net_loss by hand");
+        let (_, _, h) = net_loss_hessian(&p, &x);
+        hess_check("net_loss_hessian", &grad, &flat, &h);
+        // And in `f32`.
+        let p32 = Net {
+            w: p.w.iter().map(|&a| a as f32).collect(),
+            n: 3,
+        };
+        let x32: Vec<f32> = x.iter().map(|&a| a as f32).collect();
+        let (_, g32, h32) = net_loss_hessian(&p32, &x32);
+        for i in 0..3 {
+            assert_near(g32.w[i] as f64, g[i], 1e-5, 1.0, "net_loss f32 gradient");
+            for j in 0..3 {
+                assert_near(h32[i][j] as f64, h[i][j], 1e-4, 1.0, "net_loss f32 Hessian");
+            }
+        }
+
+        let y = rng.vec(5, -1.0, 1.0);
+        if y.iter().all(|a| a.abs() > 1e-3) {
+            let grad = |z: &[f64]| chain_adapt_grad(z).1;
+            fd_check("chain_adapt_grad", &chain_adapt, &y, &grad(&y));
+            let (_, _, h) = chain_adapt_hessian(&y);
+            hess_check("chain_adapt_hessian", &grad, &y, &h);
+        }
+        let jac = grown_jacobian(&y);
+        jac_check("grown_jacobian", &grown, &y, &jac);
+    }
+}
