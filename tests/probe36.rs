@@ -1880,3 +1880,166 @@ fn recursive_methods_modes_buffers_and_generic_wholes() {
         jac_check("grown_jacobian", &grown, &y, &jac);
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Sixth round, names: parameters named as the generated items' own (`v`, `grad`, `d_ret`, `tangent`,
+// `d_out`), closures whose parameters shadow active parameters, a nested `fn` with the name of a
+// top-level differentiable one, two struct parameters of one type, a local named as a field.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod names {
+    use autodiff::{differentiable, Differentiable};
+
+    /// Every parameter named as a generated item names its own.
+    #[differentiable(order = 2)]
+    pub fn clash(v: &[f64], grad: f64, d_ret: f64, tangent: f64) -> f64 {
+        v.iter().map(|a| a * grad).sum::<f64>() * d_ret.sin() + tangent * tangent * grad
+    }
+
+    /// An output parameter named `d_out` and an input named `d_ret`.
+    #[differentiable]
+    pub fn clash_out(d_ret: &[f64], d_out: &mut [f64]) {
+        for i in 0..d_out.len() {
+            d_out[i] = d_ret[i] * d_ret[(i + 1) % d_ret.len()];
+        }
+    }
+
+    /// The closure's parameter `x` shadows the active parameter `x`.
+    #[differentiable(order = 2)]
+    pub fn shadowing(x: f64, y: f64) -> f64 {
+        let f = |x: f64| x * x * y;
+        let x2 = f(x + 1.0);
+        // (`let y = x * 3.0; f(y)` is refused with a spanned error: the closure reads `y`, bound again.)
+        let z = x * 3.0;
+        x2 + f(z)
+    }
+
+    #[differentiable]
+    pub fn helper(a: f64) -> f64 {
+        a.exp()
+    }
+
+    /// A nested `fn helper` hides the top-level one inside this body.
+    #[differentiable(order = 2)]
+    pub fn hides(a: f64) -> f64 {
+        fn helper(a: f64) -> f64 {
+            a * a * a
+        }
+        helper(a) + a
+    }
+
+    /// The top-level `helper` called from a nested `fn` of another name.
+    #[differentiable(order = 2)]
+    pub fn reaches(a: f64) -> f64 {
+        fn twice(a: f64) -> f64 {
+            2.0 * helper(a)
+        }
+        twice(a) * a
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct P {
+        pub w: [f64; 2],
+        pub b: f64,
+    }
+
+    /// Two struct parameters of one type, and locals named as their fields.
+    #[differentiable(order = 2)]
+    pub fn two_structs(p: &P, q: &P) -> f64 {
+        let w = p.w[0] * q.w[1];
+        let b = q.b - p.b;
+        w * b + p.w[1] * q.w[0] * w
+    }
+}
+
+#[test]
+fn names_of_generated_items_and_shadowing() {
+    use names::*;
+    let mut rng = Lcg::new(3614);
+    for _ in 0..5 {
+        let y = rng.vec(6, -1.0, 1.0);
+        let f = |z: &[f64]| clash(&z[..3], z[3], z[4], z[5]);
+        let grad = |z: &[f64]| {
+            let (_, (gv, gg, gd, gt)) = clash_grad(&z[..3], z[3], z[4], z[5]);
+            let mut g = gv;
+            g.extend([gg, gd, gt]);
+            g
+        };
+        let g = grad(&y);
+        fd_check("clash_grad", &f, &y, &g);
+        let s: f64 = y[..3].iter().sum();
+        assert_near(g[4], s * y[3] * y[4].cos(), 1e-12, 1.0, "d/d d_ret by hand");
+        let (_, _, h) = clash_hessian(&y[..3], y[3], y[4], y[5]);
+        hess_check("clash_hessian", &grad, &y, &h);
+        let dir = (vec![0.1, 0.2, 0.3], 1.0, -1.0, 0.5);
+        let (_, _, hv) = clash_hvp(&y[..3], y[3], y[4], y[5], dir);
+        let expected = mat_vec(&h, &[0.1, 0.2, 0.3, 1.0, -1.0, 0.5]);
+        let mut got = hv.0.clone();
+        got.extend([hv.1, hv.2, hv.3]);
+        assert_vec_near(&got, &expected, 1e-10, "clash_hvp");
+
+        let jac = clash_out_jacobian(&y[..3], &mut [0.0; 3]);
+        let f = |z: &[f64]| {
+            let mut o = vec![0.0; 3];
+            clash_out(z, &mut o);
+            o
+        };
+        jac_check("clash_out_jacobian", &f, &y[..3], &jac);
+
+        let (x, yy) = (y[0], y[1]);
+        let grad = |z: &[f64]| {
+            let (_, (a, b)) = shadowing_grad(z[0], z[1]);
+            vec![a, b]
+        };
+        let g = grad(&[x, yy]);
+        fd_check("shadowing_grad", &|z| shadowing(z[0], z[1]), &[x, yy], &g);
+        // (x + 1)² y + 9 x² y.
+        let by_hand = [
+            2.0 * (x + 1.0) * yy + 18.0 * x * yy,
+            (x + 1.0).powi(2) + 9.0 * x * x,
+        ];
+        assert_vec_near(&g, &by_hand, 1e-12, "shadowing by hand");
+        let (_, _, h) = shadowing_hessian(x, yy);
+        hess_check("shadowing_hessian", &grad, &[x, yy], &h);
+
+        let a = y[2];
+        let (_, d) = hides_grad(a);
+        assert_near(
+            d,
+            3.0 * a * a + 1.0,
+            1e-12,
+            1.0,
+            "hides uses the nested helper",
+        );
+        let d = hides_derivatives(a);
+        assert_near(d[2], 6.0 * a, 1e-12, 1.0, "hides''");
+        let (_, d) = reaches_grad(a);
+        assert_near(d, 2.0 * a.exp() * (a + 1.0), 1e-12, 1.0, "reaches by hand");
+        let d = reaches_derivatives(a);
+        assert_near(d[2], 2.0 * a.exp() * (a + 2.0), 1e-12, 1.0, "reaches''");
+
+        let p = P {
+            w: [y[0], y[1]],
+            b: y[2],
+        };
+        let q = P {
+            w: [y[3], y[4]],
+            b: y[5],
+        };
+        let split = |z: &[f64]| (p.from_flat(&z[..3]), q.from_flat(&z[3..]));
+        let f = |z: &[f64]| {
+            let (a, b) = split(z);
+            two_structs(&a, &b)
+        };
+        let grad = |z: &[f64]| {
+            let (a, b) = split(z);
+            let (_, (ga, gb)) = two_structs_grad(&a, &b);
+            let mut g = ga.to_flat();
+            g.extend(gb.to_flat());
+            g
+        };
+        fd_check("two_structs_grad", &f, &y, &grad(&y));
+        let (_, _, h) = two_structs_hessian(&p, &q);
+        hess_check("two_structs_hessian", &grad, &y, &h);
+    }
+}
