@@ -2043,3 +2043,145 @@ fn names_of_generated_items_and_shadowing() {
         hess_check("two_structs_hessian", &grad, &y, &h);
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Seventh round, where a wrong derivative would hide: one array passed as two parameters, an output
+// buffer written by two calls in turn, elements overwritten in place many times, float `%`, every
+// two-argument float function with both arguments active at `order = 2`.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod aliasing {
+    use autodiff::differentiable;
+
+    #[differentiable(order = 2)]
+    pub fn pair(a: &[f64], b: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..a.len() {
+            s += a[i] * b[(i + 1) % b.len()].sin();
+        }
+        s
+    }
+
+    /// One slice passed as both parameters.
+    #[differentiable(order = 2)]
+    pub fn same(x: &[f64]) -> f64 {
+        pair(x, x) * pair(&x[1..], x)
+    }
+
+    #[differentiable]
+    pub fn scale_into(k: f64, y: &mut [f64]) {
+        for i in 0..y.len() {
+            y[i] = y[i] * k + 0.1;
+        }
+    }
+
+    /// An output buffer written, then rewritten by two calls reading it.
+    #[differentiable]
+    pub fn twice(x: &[f64], out: &mut [f64]) {
+        for i in 0..out.len() {
+            out[i] = x[i].sin();
+        }
+        scale_into(x[0], out);
+        scale_into(x[1] * x[1], out);
+    }
+
+    /// Elements overwritten in place many times (`v[i] *= v[i]`, `v[j] += v[i]`).
+    #[differentiable(order = 2)]
+    pub fn inplace(x: &[f64]) -> f64 {
+        let mut v = x.to_vec();
+        for _ in 0..3 {
+            for i in 0..v.len() {
+                v[i] *= 0.5 + 0.1 * v[i];
+                let j = (i + 1) % v.len();
+                v[j] += 0.3 * v[i];
+            }
+        }
+        v.iter().sum()
+    }
+
+    /// `%` on floats, both operands active, away from jumps.
+    #[differentiable(order = 2)]
+    pub fn fmod(a: f64, b: f64) -> f64 {
+        (a % b) * a
+    }
+
+    /// Both arguments active: `powf`, `atan2`, `hypot`, `mul_add`, `max`, `min`, `clamp`, `log`.
+    #[differentiable(order = 2)]
+    pub fn binaries(x: &[f64; 3]) -> f64 {
+        let (a, b, c) = (x[0], x[1], x[2]);
+        a.powf(b)
+            + b.atan2(c)
+            + a.hypot(c)
+            + a.mul_add(b, c) * c
+            + a.max(b) * c.min(b)
+            + c.clamp(b - 2.0, a + 2.0) * b
+            + a.log(b + 3.0)
+    }
+}
+
+#[test]
+fn aliasing_in_place_and_binary_functions() {
+    use aliasing::*;
+    let mut rng = Lcg::new(3615);
+    for _ in 0..5 {
+        let x = rng.vec(4, -1.0, 1.0);
+        let grad = |y: &[f64]| same_grad(y).1;
+        fd_check("same_grad", &same, &x, &grad(&x));
+        let (_, _, h) = same_hessian(&x);
+        hess_check("same_hessian", &grad, &x, &h);
+
+        let jac = twice_jacobian(&x, &mut [0.0; 4]);
+        let f = |y: &[f64]| {
+            let mut o = vec![f64::NAN; 4];
+            twice(y, &mut o);
+            o
+        };
+        jac_check("twice_jacobian", &f, &x, &jac);
+        // By hand: out_i = (sin x_i k0 + 0.1) k1 + 0.1 with k0 = x0, k1 = x1².
+        let (k0, k1) = (x[0], x[1] * x[1]);
+        for i in 0..4 {
+            let mut row = vec![0.0; 4];
+            row[i] += x[i].cos() * k0 * k1;
+            row[0] += x[i].sin() * k1;
+            row[1] += (x[i].sin() * k0 + 0.1) * 2.0 * x[1];
+            assert_vec_near(&jac[i], &row, 1e-12, "twice by hand");
+        }
+
+        let grad = |y: &[f64]| inplace_grad(y).1;
+        fd_check("inplace_grad", &inplace, &x, &grad(&x));
+        let (_, _, h) = inplace_hessian(&x);
+        hess_check("inplace_hessian", &grad, &x, &h);
+
+        let (a, b) = (rng.uniform(1.0, 5.0), rng.uniform(0.7, 1.3));
+        if ((a / b) - (a / b).round()).abs() > 0.05 {
+            let grad = |y: &[f64]| {
+                let (_, (p, q)) = fmod_grad(y[0], y[1]);
+                vec![p, q]
+            };
+            let g = grad(&[a, b]);
+            fd_check("fmod_grad", &|y| fmod(y[0], y[1]), &[a, b], &g);
+            let r = a % b;
+            let by_hand = [r + a, -(a / b).trunc() * a];
+            assert_vec_near(&g, &by_hand, 1e-12, "fmod by hand");
+            let (_, _, h) = fmod_hessian(a, b);
+            hess_check("fmod_hessian", &grad, &[a, b], &h);
+        }
+
+        let y = [
+            rng.uniform(0.5, 2.0),
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(-1.5, 1.5),
+        ];
+        let away = (y[0] - y[1]).abs() > 1e-2
+            && (y[2] - y[1] + 2.0).abs() > 1e-2
+            && (y[2] - y[0] - 2.0).abs() > 1e-2
+            && (y[2] - y[1]).abs() > 1e-2;
+        if away {
+            let grad = |z: &[f64]| binaries_grad(&[z[0], z[1], z[2]]).1.to_vec();
+            let f = |z: &[f64]| binaries(&[z[0], z[1], z[2]]);
+            fd_check("binaries_grad", &f, &y, &grad(&y));
+            let (_, _, h) = binaries_hessian(&y);
+            hess_check("binaries_hessian", &grad, &y, &h);
+        }
+    }
+}
