@@ -2185,3 +2185,89 @@ fn aliasing_in_place_and_binary_functions() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// A tuple of constants passed by value to a plain helper (no derivatives) at `order = 2`: the known
+// left-alone case `plaint((0.5, stop_gradient(c)))`, which compiled at first order but was rustc's E0308
+// at `order = 2` (the generic copy passed `(f64, __S)` to the helper). Fixed by this probe
+// (`expand::plain_calls`, `shadow`, `__private::plain_tuple`).
+// ---------------------------------------------------------------------------------------------------
+
+pub mod plain_tuples {
+    use autodiff::{differentiable, stop_gradient};
+
+    /// Plain helpers over tuples of floats: no derivatives.
+    pub fn plaint(t: (f64, f64)) -> f64 {
+        t.0 * t.1
+    }
+
+    pub fn plaint3(t: (f64, f64, f64)) -> f64 {
+        t.0 * t.1 + t.2
+    }
+
+    #[differentiable(wrt(x), order = 2)]
+    pub fn scaled(x: f64, c: f64) -> f64 {
+        x * x * plaint((0.5, stop_gradient(c)))
+    }
+
+    /// A tuple bound first, of three; the result also in a condition (its values only).
+    #[differentiable(wrt(x), order = 2)]
+    pub fn bound(x: f64, c: f64) -> f64 {
+        let t = (0.5, stop_gradient(c), 2.0);
+        let s = x.sin() * plaint3(t);
+        if plaint((c, stop_gradient(x))) > 0.0 {
+            s * x
+        } else {
+            s
+        }
+    }
+
+    /// Both in an `order = 2` caller of the two.
+    #[differentiable(order = 2)]
+    pub fn caller(x: f64) -> f64 {
+        scaled(x, 1.5) + bound(x, -0.5)
+    }
+}
+
+#[test]
+fn tuples_to_plain_helpers_at_order_2() {
+    use plain_tuples::*;
+    let mut rng = Lcg::new(3616);
+    for _ in 0..5 {
+        let (x, c) = (rng.uniform(-2.0, 2.0), rng.uniform(-2.0, 2.0));
+        let d = scaled_derivatives(x, c);
+        let e = [x * x * 0.5 * c, x * c, c];
+        assert_vec_near(&d, &e, 1e-12, "scaled by hand");
+        let k = 0.5 * c + 2.0;
+        let d = bound_derivatives(x, c);
+        let e = if c * x > 0.0 {
+            [
+                x * x.sin() * k,
+                (x.sin() + x * x.cos()) * k,
+                (2.0 * x.cos() - x * x.sin()) * k,
+            ]
+        } else {
+            [x.sin() * k, x.cos() * k, -x.sin() * k]
+        };
+        assert_vec_near(&d, &e, 1e-12, "bound by hand");
+        let (_, g) = bound_grad(x, c);
+        assert_near(g, e[1], 1e-12, 1.0, "bound_grad");
+        let d = caller_derivatives(x);
+        let f = |y: f64| caller(y);
+        assert_near(
+            d[1],
+            fd1(&f, x, 1e-6),
+            1e-6,
+            d[1].abs(),
+            "caller' against differences",
+        );
+        let g = |y: f64| caller_grad(y).1;
+        assert_near(
+            d[2],
+            fd1(&g, x, 1e-6),
+            1e-6,
+            d[2].abs(),
+            "caller'' against differences",
+        );
+    }
+}
