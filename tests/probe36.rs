@@ -2271,3 +2271,187 @@ fn tuples_to_plain_helpers_at_order_2() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Eighth round: generated items run on `Dual` (a directional derivative of `_grad` against the Hessian);
+// a least-squares fit of a struct by `Lbfgs::minimize_params` over a method's `_grad`, checked against
+// the normal equations; an owned matrix written and passed whole at `order = 2`; `.rev()`/`step_by` in a
+// method at `order = 2`; a `while` with an early `return` and module constants at `order = 3`.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod round8 {
+    use autodiff::{differentiable, Differentiable, Float};
+
+    /// Generic, its `_grad` run on `Dual<f64>`.
+    #[differentiable(order = 2)]
+    pub fn rosen<T: Float>(x: &[T]) -> T {
+        let mut s = T::zero();
+        let hundred = T::from(100.0).unwrap();
+        for i in 0..x.len() - 1 {
+            let a = x[i + 1] - x[i] * x[i];
+            let b = T::one() - x[i];
+            s = s + hundred * a * a + b * b;
+        }
+        s
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Line {
+        pub slope: f64,
+        pub icept: f64,
+        #[no_grad]
+        pub weights: Vec<f64>,
+    }
+
+    impl Line {
+        /// A weighted least-squares loss, `wrt(self)`, at `order = 2`.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn loss(&self, xs: &[f64], ys: &[f64]) -> f64 {
+            xs.iter()
+                .zip(ys)
+                .enumerate()
+                .map(|(i, (&x, &y))| self.weights[i] * (self.slope * x + self.icept - y).powi(2))
+                .sum()
+        }
+
+        /// `.rev()` and `.step_by(2)` loops in a method at `order = 2`.
+        #[differentiable(wrt(self, x), order = 2)]
+        pub fn strided(&self, x: &[f64]) -> f64 {
+            let mut s = 0.0;
+            for i in (0..x.len()).rev() {
+                s = s * self.slope + x[i];
+            }
+            for i in (0..x.len()).step_by(2) {
+                s += self.icept * x[i] * x[i];
+            }
+            s
+        }
+    }
+
+    /// (`m.iter().flatten()` is refused with a spanned error naming the chains that work.)
+    #[differentiable]
+    pub fn frob(m: &[Vec<f64>]) -> f64 {
+        m.iter().map(|r| r.iter().map(|a| a * a).sum::<f64>()).sum()
+    }
+
+    /// An owned matrix parameter written element by element, then passed whole, at `order = 2`.
+    #[differentiable(order = 2)]
+    pub fn gram(mut m: Vec<Vec<f64>>) -> f64 {
+        for i in 0..m.len() {
+            for j in 0..m[i].len() {
+                m[i][j] = m[i][j] * m[(i + 1) % m.len()][j];
+            }
+        }
+        frob(&m).sqrt()
+    }
+
+    const TOL: f64 = 1e-13;
+    const HALF: f64 = 0.5;
+
+    /// The cube root by Newton in a `while`, with an early `return` at zero, at `order = 3`.
+    #[differentiable(order = 3)]
+    pub fn cbrt_newton(a: f64) -> f64 {
+        if a == 0.0 {
+            return 0.0;
+        }
+        let mut x = a.abs().max(1.0);
+        let mut k = 0;
+        while k < 100 {
+            let next = x - (x * x * x - a.abs()) / (3.0 * x * x);
+            if (next - x).abs() < TOL * x {
+                return a.signum() * next;
+            }
+            x = next;
+            k += 1;
+        }
+        a.signum() * x * (HALF + HALF)
+    }
+}
+
+#[test]
+fn duals_optimisers_owned_matrices_strides_and_constants() {
+    use autodiff::optim::{Lbfgs, Minimizer};
+    use autodiff::Dual;
+    use round8::*;
+    let mut rng = Lcg::new(3617);
+    for _ in 0..5 {
+        let x = rng.vec(3, -1.5, 1.5);
+        let (_, _, h) = rosen_hessian(&x);
+        let dir = rng.vec(3, -1.0, 1.0);
+        let xd: Vec<Dual<f64>> = x.iter().zip(&dir).map(|(&a, &t)| Dual::new(a, t)).collect();
+        let (_, gd) = rosen_grad(&xd);
+        let along: Vec<f64> = gd.iter().map(|g| g.eps).collect();
+        assert_vec_near(
+            &along,
+            &mat_vec(&h, &dir),
+            1e-10,
+            "rosen_grad on Dual = H v",
+        );
+
+        let line = Line {
+            slope: rng.uniform(-1.0, 1.0),
+            icept: rng.uniform(-1.0, 1.0),
+            weights: rng.vec(6, 0.5, 2.0),
+        };
+        let xs = rng.vec(6, -2.0, 2.0);
+        let ys: Vec<f64> = xs
+            .iter()
+            .map(|x| 0.7 * x - 0.3 + 0.1 * (3.0 * x).sin())
+            .collect();
+        let flat = line.to_flat();
+        let f = |y: &[f64]| line.from_flat(y).loss(&xs, &ys);
+        let grad = |y: &[f64]| line.from_flat(y).loss_grad(&xs, &ys).1.to_flat();
+        fd_check("Line::loss_grad", &f, &flat, &grad(&flat));
+        let (_, _, h) = line.loss_hessian(&xs, &ys);
+        hess_check("Line::loss_hessian", &grad, &flat, &h);
+        // The normal equations: H/2 [m, c] = [Σ w x y, Σ w y].
+        let (sx, sy) = (
+            (0..6).map(|i| line.weights[i] * xs[i] * ys[i]).sum::<f64>(),
+            (0..6).map(|i| line.weights[i] * ys[i]).sum::<f64>(),
+        );
+        let (a, b, d) = (h[0][0] / 2.0, h[0][1] / 2.0, h[1][1] / 2.0);
+        let det = a * d - b * b;
+        let (m, c) = ((d * sx - b * sy) / det, (a * sy - b * sx) / det);
+        let (fit, minimum) =
+            Lbfgs::default().minimize_params(|p: &Line| p.loss_grad(&xs, &ys), &line);
+        // (The line search may stop at the precision of rounding before the default tolerance:
+        // `Stop::LineSearchFailed` with a gradient of 1e-8, as the docs say.)
+        assert!(minimum.gradient_norm < 1e-6, "{minimum:?}");
+        assert_near(fit.slope, m, 1e-6, 1.0, "fitted slope");
+        assert_near(fit.icept, c, 1e-6, 1.0, "fitted intercept");
+        assert_eq!(fit.weights, line.weights);
+
+        let xv = rng.vec(5, -1.0, 1.0);
+        let mut all = line.to_flat();
+        all.extend_from_slice(&xv);
+        let f = |y: &[f64]| line.from_flat(&y[..2]).strided(&y[2..]);
+        let grad = |y: &[f64]| {
+            let (_, (gl, gx)) = line.from_flat(&y[..2]).strided_grad(&y[2..]);
+            let mut g = gl.to_flat();
+            g.extend(gx);
+            g
+        };
+        fd_check("Line::strided_grad", &f, &all, &grad(&all));
+        let (_, _, h) = line.strided_hessian(&xv);
+        hess_check("Line::strided_hessian", &grad, &all, &h);
+
+        let mflat = rng.vec(6, -1.0, 1.0);
+        let shape = |v: &[f64]| -> Vec<Vec<f64>> { v.chunks(3).map(|c| c.to_vec()).collect() };
+        let grad = |v: &[f64]| flat2(&gram_grad(shape(v)).1);
+        fd_check("gram_grad", &|v| gram(shape(v)), &mflat, &grad(&mflat));
+        let (_, _, h) = gram_hessian(shape(&mflat));
+        hess_check("gram_hessian", &grad, &mflat, &h);
+
+        let a = rng.uniform(0.3, 3.0) * if rng.unit() < 0.5 { -1.0 } else { 1.0 };
+        let d = cbrt_newton_derivatives(a);
+        let c = a.cbrt();
+        let e = [
+            c,
+            c / (3.0 * a),
+            -2.0 * c / (9.0 * a * a),
+            10.0 * c / (27.0 * a * a * a),
+        ];
+        assert_vec_near(&d, &e, 1e-8, "cbrt_newton by hand");
+        third_check("cbrt_newton", &|y| cbrt_newton_derivatives(y), a);
+    }
+}
