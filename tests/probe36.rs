@@ -21,7 +21,8 @@
     clippy::too_many_arguments,
     clippy::let_and_return,
     clippy::ptr_arg,
-    clippy::excessive_precision
+    clippy::excessive_precision,
+    clippy::manual_abs_diff
 )]
 
 mod common;
