@@ -2456,3 +2456,159 @@ fn duals_optimisers_owned_matrices_strides_and_constants() {
         third_check("cbrt_newton", &|y| cbrt_newton_derivatives(y), a);
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Ninth round: a nested struct field passed on whole from a method at `order = 2`; a method's `f_jvp`
+// with a struct tangent; `&f64`, `&Vec<f64>` and `Vec<f64>` parameters at `order = 2` with
+// `f_grad_into`; a generic matrix function in `f32` at `order = 2`.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod round9 {
+    use autodiff::{differentiable, Differentiable, Float};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Inner {
+        pub a: [f64; 2],
+        pub s: f64,
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Outer {
+        pub inner: Inner,
+        pub w: Vec<f64>,
+    }
+
+    #[differentiable(order = 2)]
+    pub fn inner_energy(q: &Inner, x: f64) -> f64 {
+        (q.a[0] * x + q.a[1]).powi(2) * q.s.exp()
+    }
+
+    impl Outer {
+        /// The nested struct passed on whole to a free function, at `order = 2`.
+        #[differentiable(wrt(self, x), order = 2)]
+        pub fn total(&self, x: f64) -> f64 {
+            inner_energy(&self.inner, x) + self.w.iter().map(|v| v * x).sum::<f64>().sin()
+        }
+    }
+
+    /// `&f64`, `&Vec<f64>` and `Vec<f64>` parameters at `order = 2`.
+    #[differentiable(order = 2)]
+    pub fn refs(a: &f64, v: &Vec<f64>, w: Vec<f64>) -> f64 {
+        let mut s = *a;
+        for i in 0..v.len() {
+            s += v[i] * w[i] * *a;
+        }
+        s * s
+    }
+
+    /// A generic function of a matrix, run in `f32` and `f64`.
+    #[differentiable(order = 2)]
+    pub fn quad_form<T: Float>(m: &[Vec<T>], x: &[T]) -> T {
+        let mut s = T::zero();
+        for i in 0..m.len() {
+            for j in 0..x.len() {
+                s = s + x[i] * m[i][j] * x[j];
+            }
+        }
+        s * s
+    }
+}
+
+#[test]
+fn nested_wholes_struct_tangents_references_and_f32_matrices() {
+    use round9::*;
+    let mut rng = Lcg::new(3618);
+    for _ in 0..5 {
+        let v = rng.vec(7, -1.0, 1.0);
+        let o = Outer {
+            inner: Inner {
+                a: [v[0], v[1]],
+                s: v[2],
+            },
+            w: v[3..6].to_vec(),
+        };
+        let x = v[6];
+        let mut flat = o.to_flat();
+        flat.push(x);
+        let f = |y: &[f64]| o.from_flat(&y[..6]).total(y[6]);
+        let grad = |y: &[f64]| {
+            let (_, (go, gx)) = o.from_flat(&y[..6]).total_grad(y[6]);
+            let mut g = go.to_flat();
+            g.push(gx);
+            g
+        };
+        let g = grad(&flat);
+        fd_check("Outer::total_grad", &f, &flat, &g);
+        let (_, _, h) = o.total_hessian(x);
+        hess_check("Outer::total_hessian", &grad, &flat, &h);
+        let dir = o.from_flat(&[0.3, -0.2, 0.1, 1.0, 0.5, -0.5]);
+        let (value, along) = o.total_jvp(x, (dir.clone(), 0.7));
+        assert_near(value, o.total(x), 1e-14, 1.0, "total_jvp value");
+        let mut t = dir.to_flat();
+        t.push(0.7);
+        assert_near(
+            along,
+            dot(&g, &t),
+            1e-12,
+            1.0,
+            "total_jvp against the gradient",
+        );
+
+        let y = rng.vec(7, -1.0, 1.0);
+        let f = |z: &[f64]| refs(&z[0], &z[1..4].to_vec(), z[4..].to_vec());
+        let grad = |z: &[f64]| {
+            let (_, (ga, gv, gw)) = refs_grad(&z[0], &z[1..4].to_vec(), z[4..].to_vec());
+            let mut g = vec![ga];
+            g.extend(gv);
+            g.extend(gw);
+            g
+        };
+        fd_check("refs_grad", &f, &y, &grad(&y));
+        let (_, _, h) = refs_hessian(&y[0], &y[1..4].to_vec(), y[4..].to_vec());
+        hess_check("refs_hessian", &grad, &y, &h);
+        let (mut ga, mut gv, mut gw) = (f64::NAN, vec![f64::NAN; 3], vec![f64::NAN; 3]);
+        refs_grad_into(
+            &y[0],
+            &y[1..4].to_vec(),
+            y[4..].to_vec(),
+            (&mut ga, &mut gv, &mut gw),
+        );
+        let mut got = vec![ga];
+        got.extend(&gv);
+        got.extend(&gw);
+        assert_vec_near(&got, &grad(&y), 1e-14, "refs_grad_into");
+
+        let mflat = rng.vec(9, -1.0, 1.0);
+        let xs = rng.vec(3, -1.0, 1.0);
+        let shape = |z: &[f64]| -> Vec<Vec<f64>> { z.chunks(3).map(|c| c.to_vec()).collect() };
+        let mut all = mflat.clone();
+        all.extend_from_slice(&xs);
+        let grad = |z: &[f64]| {
+            let (_, (gm, gx)) = quad_form_grad(&shape(&z[..9]), &z[9..]);
+            let mut g = flat2(&gm);
+            g.extend(gx);
+            g
+        };
+        let f = |z: &[f64]| quad_form(&shape(&z[..9]), &z[9..]);
+        fd_check("quad_form_grad", &f, &all, &grad(&all));
+        let (_, _, h) = quad_form_hessian(&shape(&mflat), &xs);
+        hess_check("quad_form_hessian", &grad, &all, &h);
+        let m32: Vec<Vec<f32>> = shape(&mflat)
+            .iter()
+            .map(|r| r.iter().map(|&a| a as f32).collect())
+            .collect();
+        let x32: Vec<f32> = xs.iter().map(|&a| a as f32).collect();
+        let (_, _, h32) = quad_form_hessian(&m32, &x32);
+        for i in 0..12 {
+            for j in 0..12 {
+                assert_near(
+                    h32[i][j] as f64,
+                    h[i][j],
+                    1e-4,
+                    1.0,
+                    "quad_form f32 Hessian",
+                );
+            }
+        }
+    }
+}
