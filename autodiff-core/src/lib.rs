@@ -68,8 +68,8 @@ pub mod private {
     pub use crate::lift::{
         array_values, at, block_value, cast, constant, constant_array, constant_vec, dual_array,
         dual_vec, eps_parts_into, hessian_from_columns, lanes, lift, lit, plain, plain_array,
-        re_parts, round_f32, to_int, value, ArrayValues, BlockValue, Constant, Kind, Lift, Parts,
-        ResultCheck,
+        plain_tuple, re_parts, round_f32, to_int, tuple_values, value, ArrayValues, BlockValue,
+        Constant, Kind, Lift, Parts, ResultCheck, TupleValues,
     };
     pub use crate::matrix::{
         constant_matrix, dual_matrix, fixed_row, flatten, level_offsets, matrix_tangent,

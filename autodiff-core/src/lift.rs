@@ -234,6 +234,56 @@ pub fn plain_array<F: Float, A: ArrayValues<F>>(array: A, callee: &'static str) 
     array.plain_values(callee)
 }
 
+/// The values of a tuple of floats (`(0.5, stop_gradient(c))`) in the float types of the callee's
+/// tuple parameter (`(f64, f64)`, which rustc infers from the call), for a call to `callee` that the
+/// generic copy of an `f64` function makes as written, none of its arguments differentiated: each
+/// component as [`plain`] gives it.
+///
+/// # Panics
+///
+/// As [`plain`]: if a component is a dual number with a tangent that is not zero.
+#[inline]
+pub fn plain_tuple<T: TupleValues<Out>, Out>(tuple: T, callee: &'static str) -> Out {
+    tuple.plain_values(callee)
+}
+
+/// The values of a tuple of floats as [`plain_tuple`] gives them, tangents dropped: an argument of a
+/// helper without derivatives whose result the body uses where no derivative flows ([`value`]).
+#[inline]
+pub fn tuple_values<T: TupleValues<Out>, Out>(tuple: T) -> Out {
+    tuple.values()
+}
+
+/// What [`plain_tuple`] and [`tuple_values`] do to a tuple of floats, `Out` a tuple of floats of the same
+/// arity.
+pub trait TupleValues<Out> {
+    /// The values.
+    fn values(self) -> Out;
+    /// The values, each checked to have no tangent ([`plain`]).
+    fn plain_values(self, callee: &'static str) -> Out;
+}
+
+macro_rules! tuple_values {
+    ($(($($x:ident $f:ident $i:tt),+))*) => {$(
+        impl<$($x: Float,)+ $($f: Float,)+> TupleValues<($($f,)+)> for ($($x,)+) {
+            #[inline]
+            fn values(self) -> ($($f,)+) {
+                ($(value::<$f, _>(self.$i),)+)
+            }
+            #[inline]
+            fn plain_values(self, callee: &'static str) -> ($($f,)+) {
+                ($(plain::<$f, _>(self.$i, callee),)+)
+            }
+        }
+    )*};
+}
+
+tuple_values! {
+    (A FA 0, B FB 1)
+    (A FA 0, B FB 1, C FC 2)
+    (A FA 0, B FB 1, C FC 2, D FD 3)
+}
+
 /// What [`array_values`] and [`plain_array`] do to an array of floats, or a reference to one.
 pub trait ArrayValues<F> {
     /// `Vec<F>` or `[F; N]`.

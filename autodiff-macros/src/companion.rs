@@ -630,7 +630,9 @@ fn passed_on(c: &Companion, shared: &Shared) -> TokenStream {
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut returned = Vec::new();
     // A reader of `&[T; N]` takes the tangent of a buffer passed on bare as the `Vec` a caller gives an
-    // output's slot (`AsRef<[T]>`, made an array here).
+    // output's slot, made an array here. A `Vec` (not `impl AsRef<[T]>`): the caller converts the
+    // tangents of its other arrays by `Into::into` (`forward::call_tangents`), a zero array's too, which
+    // needs a target type (rustc's E0283 where a constant `&[f64; 2]` was passed beside the buffer).
     let mut jvp_tangent_types = tangent_types.to_vec();
     let mut jvp_tangent_shapes = Vec::new();
     for ((s, name), ty) in slots.iter().zip(*tangent_names).zip(&mut jvp_tangent_types) {
@@ -638,7 +640,7 @@ fn passed_on(c: &Companion, shared: &Shared) -> TokenStream {
         {
             let shape = quote!(::autodiff::__private::call_cotangent(::core::convert::AsRef::as_ref(&#name)));
             jvp_tangent_shapes.push(quote!(let #name: #ty = #shape;));
-            *ty = quote!(impl ::core::convert::AsRef<[#elem]>);
+            *ty = quote!(::std::vec::Vec<#elem>);
         }
     }
     for (((s, after), slot), cotangent_ty) in slots

@@ -235,7 +235,7 @@ impl<'a> Forwarding<'a> {
             false => s.flat.bind_fields(s.sig),
         };
         let method = crate::expand::is_method(s.item);
-        let args = crate::struct_higher::call_args(s, method);
+        let args = crate::struct_higher::call_args(s, method, None);
         let call = self.fields_item(None);
         let (companion_vjp_into, companion_jvp, companion_vjp) = (
             self.fields_item(Some("vjp_into")),

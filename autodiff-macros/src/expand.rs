@@ -1235,11 +1235,36 @@ pub(crate) fn plain_calls(
             });
         let scalars = by_value && no_arrays || with_arrays;
         let active = !constant_result && args.iter().any(|a| activity.is_active(a));
-        let floats: Vec<bool> = args.iter().map(|a| float(&activity.kind(a))).collect();
+        // A tuple of floats passed by value (`plaint((0.5, stop_gradient(c)))`) is passed as its values
+        // too, componentwise (`__private::plain_tuple`), marked by a tuple type of as many `_`.
+        // (One passed by reference, `tuple_sum(&c)` of a constant tuple, is passed as written: `shadow`.)
+        let referenced: Vec<bool> = by_ref
+            .into_iter()
+            .flatten()
+            .copied()
+            .chain(std::iter::repeat(false))
+            .take(args.len())
+            .collect();
+        let float_tuple = |a: &Operand, by_ref: bool| match activity.kind(a) {
+            Kind::Tuple(kinds) => {
+                !by_ref && (2..=4).contains(&kinds.len()) && kinds.iter().all(float)
+            }
+            _ => false,
+        };
+        let floats: Vec<bool> = args
+            .iter()
+            .zip(&referenced)
+            .map(|(a, r)| float(&activity.kind(a)) || float_tuple(a, *r))
+            .collect();
         let types = args
             .iter()
-            .map(|a| match activity.kind(a) {
+            .zip(&referenced)
+            .map(|(a, r)| match activity.kind(a) {
                 Kind::Float(Some(ty)) => Some(ty),
+                Kind::Tuple(kinds) if float_tuple(a, *r) => {
+                    let infer = kinds.iter().map(|_| quote!(_));
+                    Some(syn::parse_quote!((#(#infer),*)))
+                }
                 _ => None,
             })
             .collect();

@@ -2487,6 +2487,17 @@ impl VisitMut for Rewrite<'_> {
                             continue;
                         }
                         self.visit_expr_mut(arg);
+                        // A tuple of floats (`expand::plain_calls`): its values, componentwise, in the
+                        // types of the callee's parameter.
+                        if let (true, Some(Type::Tuple(_))) = (*is_float, ty) {
+                            let callee = called.replace(' ', "");
+                            *arg = if plain.constant_result {
+                                syn::parse_quote!(::autodiff::__private::tuple_values(#arg))
+                            } else {
+                                syn::parse_quote!(::autodiff::__private::plain_tuple(#arg, #callee))
+                            };
+                            continue;
+                        }
                         if *is_float {
                             let ty = ty.as_ref().unwrap_or(&float);
                             let callee = called.replace(' ', "");
@@ -2994,6 +3005,43 @@ mod tests {
             "{text}"
         );
         assert!(text.contains(", n))"), "{text}");
+    }
+
+    #[test]
+    fn a_tuple_of_floats_passed_to_a_plain_helper_goes_back_componentwise() {
+        // `expand::plain_calls` marks such an argument by a tuple type of `_`.
+        let item: syn::ItemFn = syn::parse_quote!(
+            fn f(x: f64, c: f64) -> f64 {
+                x * plaint((0.5, autodiff::stop_gradient(c)))
+            }
+        );
+        let name = Ident::new("__f_generic", Span::call_site());
+        let plain = [PlainCall {
+            callee: "plaint".into(),
+            floats: vec![true],
+            types: vec![Some(syn::parse_quote!((_, _)))],
+            constant_result: false,
+            arrays: vec![None],
+            maybe: false,
+        }];
+        let s = shadow(
+            &item,
+            "f64",
+            &name,
+            &[],
+            &plain,
+            Locals::AllButMatrices,
+            false,
+        );
+        let text = s.block.to_token_stream().to_string();
+        assert!(!text.contains("GenericCopy"), "{text}");
+        assert!(
+            text.contains(
+                "lift :: < __S , _ > (plaint (:: autodiff :: __private :: plain_tuple (("
+            ),
+            "{text}"
+        );
+        assert!(text.contains("\"plaint\"))"), "{text}");
     }
 
     #[test]

@@ -59,7 +59,15 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
     }
     let before = errors.len();
     let method = crate::expand::is_method(s.item);
-    let floats = float_fields(s);
+    // A scalar field of a differentiated struct read only converted to a float (`T::from(self.k).unwrap()`,
+    // `self.a as f64`) is a float input of the hidden function, given converted (`call_args`): a float
+    // field keeps its derivatives (read as a constant of its declared type, its Hessian was zeros), an
+    // integer one has a zero tangent, and its `#[no_grad]` drops its adjoint.
+    let floats: Vec<bool> = float_fields(s)
+        .into_iter()
+        .zip(converted_fields(s))
+        .map(|(float, cast)| float || cast)
+        .collect();
     // A method of an `impl` without float type parameters: its hidden function is an associated function
     // of the same `impl`, which names `Self` (a constant `__self_primal`), so that no companion type is
     // made for it, and which may name `Self` (`<Self as FieldType<KEY>>::Type`, `Self::helper(x)`).
@@ -229,6 +237,16 @@ pub(crate) fn cast_only_fields(s: &StructFunction) -> Vec<bool> {
                         && carried_from(s.lowered, *var).len() == 1
                 })
         })
+        .collect()
+}
+
+/// `cast_only_fields` of the differentiated structs: the fields that `items` makes float inputs of the
+/// hidden function of the fields (a constant struct's are constants of their declared types).
+fn converted_fields(s: &StructFunction) -> Vec<bool> {
+    s.flat
+        .field_inputs()
+        .zip(cast_only_fields(s))
+        .map(|(f, cast)| cast && s.sig.params[f.parent].active)
         .collect()
 }
 
@@ -637,7 +655,7 @@ fn hvp(
             .map(|&i| quote::ToTokens::into_token_stream(direction(i)))
             .collect(),
     );
-    let args = call_args(s, in_impl);
+    let args = call_args(s, in_impl, Some(scalar));
     let mut inner_directions = Vec::new();
     for (i, p) in s.sig.params.iter().enumerate() {
         let Kind::Struct(ty) = &p.kind else {
@@ -665,7 +683,9 @@ fn hvp(
                     &::autodiff::__private::vec_matrix_rows(#input).into_owned()
                 )),
                 true => quote!(::autodiff::__private::zeros_like(#input)),
-                false => quote!(::autodiff::__private::constant_zero(&#input)),
+                false => quote!(::autodiff::__private::constant_zero(
+                    &::autodiff::__private::cast::<#scalar, _>(#input)
+                )),
             };
             let tangent =
                 crate::structs::field_tangent(&ty, quote!(#d), quote!((#primal)), f.path, zero);
@@ -772,7 +792,14 @@ fn zero_hvp(s: &StructFunction, scalar: &Ident) -> TokenStream {
 
 /// The arguments of the hidden function of the fields, after `Flattened::bind_fields`: the declared
 /// parameters but the structs, and for each struct its field inputs (and `self` itself in an `impl`).
-pub(crate) fn call_args(s: &StructFunction, in_impl: bool) -> Vec<TokenStream> {
+/// With `scalar`, a scalar field read only converted to a float (`cast_only_fields`) is given converted to
+/// it, as `items` makes it a float input.
+pub(crate) fn call_args(
+    s: &StructFunction,
+    in_impl: bool,
+    scalar: Option<&Ident>,
+) -> Vec<TokenStream> {
+    let cast_only = converted_fields(s);
     let mut args = Vec::new();
     for (i, p) in s.sig.params.iter().enumerate() {
         if !matches!(p.kind, Kind::Struct(_)) {
@@ -783,7 +810,12 @@ pub(crate) fn call_args(s: &StructFunction, in_impl: bool) -> Vec<TokenStream> {
         if in_impl && p.ident == "self" {
             args.push(crate::structs::reference(p));
         }
-        for f in s.flat.field_inputs().filter(|f| f.parent == i) {
+        for (f, cast) in s
+            .flat
+            .field_inputs()
+            .zip(&cast_only)
+            .filter(|(f, _)| f.parent == i)
+        {
             let input = f.ident;
             args.push(match f.array {
                 // `vec![(); n]` allocates nothing.
@@ -796,7 +828,10 @@ pub(crate) fn call_args(s: &StructFunction, in_impl: bool) -> Vec<TokenStream> {
                 // A matrix: its rows (borrowed from a `Vec` of `Vec`s, copied from fixed-size rows).
                 true if f.matrix => quote!(&*::autodiff::__private::vec_matrix_rows(#input)),
                 true => quote!(&#input[..]),
-                false => quote!(#input),
+                false => match scalar.filter(|_| *cast) {
+                    Some(scalar) => quote!(::autodiff::__private::cast::<#scalar, _>(#input)),
+                    None => quote!(#input),
+                },
             });
         }
     }
@@ -883,7 +918,7 @@ fn derivatives(
         .sig
         .generated(s.bounded, &name, None, quote!([#scalar; #len]));
     let callee = fields_item(s, "derivatives", in_impl || renamed);
-    let args = call_args(s, in_impl);
+    let args = call_args(s, in_impl, Some(scalar));
     let prologue = s.flat.bind_fields(s.sig);
     let doc = format!(
         " `[f, f', .., f^({k})]` of `{}` at its active input: `{callee}` on the fields the body reads.",
@@ -973,6 +1008,39 @@ mod tests {
         for item in ["fn __mse_fields", "fn mse_hvp", "fn mse_hessian"] {
             assert!(text.contains(item), "{item} in {text}");
         }
+    }
+
+    #[test]
+    fn fields_converted_by_from_are_float_inputs_given_converted() {
+        // `T::from(self.k)` of a `#[no_grad]` count or a float field, which the macro cannot tell apart: a
+        // cast, the field a float input of the hidden function, given converted to the function's float.
+        let text = crate::expand::differentiable(
+            quote!(order = 2, wrt(self)),
+            quote!(
+                fn energy(&self, x: T) -> T {
+                    T::from(self.k).unwrap() * self.a * x
+                }
+            ),
+        )
+        .to_string();
+        assert!(!text.contains("compile_error"), "{text}");
+        assert!(text.contains("__self_k : T"), "{text}");
+        assert!(
+            text.contains(":: autodiff :: __private :: cast :: < T , _ > (__self_k)"),
+            "{text}"
+        );
+        // A constant struct's converted field keeps its declared type.
+        let constant = crate::expand::differentiable(
+            quote!(order = 2, wrt(x)),
+            quote!(
+                fn energy(&self, x: f64) -> f64 {
+                    self.n as f64 * x * x
+                }
+            ),
+        )
+        .to_string();
+        assert!(!constant.contains("compile_error"), "{constant}");
+        assert!(!constant.contains("__self_n : f64"), "{constant}");
     }
 
     #[test]

@@ -878,16 +878,18 @@ fn whole_function(
                 // apart; converted here as the body converts it.
                 let slot =
                     quote!(#offset ::autodiff::__private::field_slot::<#owner_ty, #key>(#owner));
-                // (A generic function's body converts by `T::from(..)`, not by `as`.)
-                let cast = match view.param {
-                    true => quote!(f64),
-                    false => view.to_token_stream(),
+                // A generic function's body converts by `T::from(..)` (a cast to the macro,
+                // `lower_field_conversion`), which `as` cannot write: both arms of the view's float `T`.
+                let value = quote!(::autodiff::__private::field_value::<#owner_ty, #key>(#owner));
+                let converted = match view.param {
+                    true => quote!(::autodiff::__private::cast::<#view, _>(#value)),
+                    false => quote!(#value as #view),
                 };
                 prologue.push(quote! {
                     let #ident = if ::autodiff::__private::field_in_view::<#owner_ty, #key>() {
                         #values[#slot]
                     } else {
-                        ::autodiff::__private::field_value::<#owner_ty, #key>(#owner) as #cast
+                        #converted
                     };
                 });
             } else {

@@ -1679,7 +1679,7 @@ impl rotate {
         t: f64,
         v: &[f64; 2],
         out: &mut [f64; 2],
-        tangents: (f64, impl ::core::convert::AsRef<[f64]>, ::std::vec::Vec<f64>),
+        tangents: (f64, ::std::vec::Vec<f64>, ::std::vec::Vec<f64>),
         d_after: (
             impl ::core::marker::Sized,
             impl ::core::marker::Sized,
@@ -1927,7 +1927,7 @@ impl __rotate_generic {
         t: __S,
         v: &[__S; 2],
         out: &mut [__S; 2],
-        tangents: (__S, impl ::core::convert::AsRef<[__S]>, ::std::vec::Vec<__S>),
+        tangents: (__S, ::std::vec::Vec<__S>, ::std::vec::Vec<__S>),
         d_after: (
             impl ::core::marker::Sized,
             impl ::core::marker::Sized,

@@ -15,6 +15,91 @@ impl Lowering<'_> {
     /// truncated to the elements before it (`Stmt::Truncate`). An empty `s` panics at `__len - 1`
     /// (overflow) or, with overflow checks off, at the read (out of bounds), where `unwrap` panics.
     /// `None` for any other method call.
+    // Input:  let k = T::from(p.k).unwrap();     (`p.k` a field of a parameter struct: `__p_k` here)
+    // Output: let k = __p_k as T;                 (`Value::Cast`, emitted `__private::cast::<T, _>(__p_k)`)
+    /// `T::from(f).unwrap()` (or `.expect(..)`) of a parameter struct's scalar field `f` (`structs.rs`
+    /// made it an input of a type the macro does not see), or of a parameter `f: T`, `T` a float type
+    /// parameter: a conversion, as
+    /// `f as f64` is in an `f64` function. The macro cannot tell a `#[no_grad]` count (`k: usize`) from a
+    /// float field (`a: T`); as a cast, the derivative passes through a float field (the identity) and a
+    /// `#[no_grad]` field drops the adjoint it gets, where a call of `T::from` would be refused as having
+    /// no derivative. `None` for any other method call.
+    fn lower_field_conversion(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        hint: &Option<String>,
+    ) -> Option<Operand> {
+        let unwrapped = match (m.method.to_string().as_str(), m.args.len()) {
+            ("unwrap", 0) => m.turbofish.is_none(),
+            ("expect", 1) => matches!(strip_parens(&m.args[0]), Expr::Lit(_)),
+            _ => false,
+        };
+        let Expr::Call(call) = strip_parens(&m.receiver) else {
+            return None;
+        };
+        let Expr::Path(path) = strip_parens(&call.func) else {
+            return None;
+        };
+        let segments: Vec<_> = path.path.segments.iter().collect();
+        let [ty, from] = segments.as_slice() else {
+            return None;
+        };
+        let conversion = unwrapped
+            && path.qself.is_none()
+            && path.path.leading_colon.is_none()
+            && from.ident == "from"
+            && matches!(from.arguments, syn::PathArguments::None)
+            && matches!(ty.arguments, syn::PathArguments::None)
+            && self.float_params.contains(&ty.ident)
+            && call.args.len() == 1;
+        let arg = call.args.first().filter(|_| conversion)?;
+        let Expr::Path(name) = strip_parens(arg) else {
+            return None;
+        };
+        name.path.get_ident()?;
+        let operand = self.lower_expr(arg, None);
+        let var = operand.var()?;
+        // Or a parameter of that float type itself: the identity, as `struct_higher.rs`'s hidden function
+        // of the fields takes a field read so (`__self_k: T`).
+        let own_type = self.param_vars.iter().position(|p| *p == var).is_some_and(|i| {
+            matches!(&self.param_types[i], syn::Type::Path(t) if t.qself.is_none() && t.path.is_ident(&ty.ident))
+        });
+        if !own_type && !self.is_field_input(var) {
+            return None;
+        }
+        let target: syn::Type = syn::Type::Path(syn::TypePath {
+            qself: None,
+            path: ty.ident.clone().into(),
+        });
+        let span = crate::span::of_method_call(m);
+        Some(self.emit(Value::Cast(operand, target), hint.clone(), span))
+    }
+
+    /// Is `var` a scalar field of a parameter struct (`structs.rs`): an input of a type the macro does not
+    /// see (`__p_k`), or, where a generated body binds the field inputs by a prologue (`let __p_k =
+    /// p.k;`, and `struct_whole.rs`'s from `__p_primal`), the local of a parameter's field's name?
+    fn is_field_input(&self, var: crate::ir::Var) -> bool {
+        let name = |v: &crate::ir::Var| self.vars[v.0 as usize].hint.clone().unwrap_or_default();
+        match self.param_vars.iter().position(|p| *p == var) {
+            Some(index) => matches!(self.param_types.get(index), Some(syn::Type::Infer(_))),
+            None => {
+                let local = name(&var);
+                self.param_vars.iter().enumerate().any(|(i, p)| {
+                    let struct_param = !matches!(
+                        crate::signature::kind_of_type(&self.param_types[i], &self.float_params),
+                        Kind::Float(_) | Kind::Int | Kind::Bool | Kind::Tuple(_)
+                    );
+                    // `__p_primal` of `struct_whole.rs`'s hidden function, whose prologue binds `__p_k`.
+                    let param = name(p);
+                    let param = param.strip_suffix("_primal").map_or(param.clone(), |s| {
+                        s.strip_prefix("__").unwrap_or(s).to_string()
+                    });
+                    struct_param && local.starts_with(&format!("__{param}_"))
+                })
+            }
+        }
+    }
+
     fn lower_pop(&mut self, m: &syn::ExprMethodCall, hint: &Option<String>) -> Option<Operand> {
         let unwrapped = match (m.method.to_string().as_str(), m.args.len()) {
             ("unwrap", 0) => m.turbofish.is_none(),
@@ -83,6 +168,9 @@ impl Lowering<'_> {
                 }
             };
             return self.lower_expr(&whole, hint);
+        }
+        if let Some(result) = self.lower_field_conversion(m, &hint) {
+            return result;
         }
         let receiver = self.lower_expr(&m.receiver, None);
         // `x.clone()` of a float (or of a tuple of them, `Copy` values whose clone is the value itself, as
