@@ -2833,3 +2833,152 @@ fn whole_programs_ode_and_network() {
         fd_check("Net::predict_grad", &fp, &params.to_flat(), &gp.to_flat());
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Eleventh round: a generic method with `self` constant at `order = 3` through `f_derivatives` (its count
+// by `T::from`); a two-input custom gradient at `order = 3`; `f_jacobian` of a generic method returning
+// a `Vec<T>`; fields zipped by reference in other shapes (two structs, a matrix field's row, an array).
+// ---------------------------------------------------------------------------------------------------
+
+pub mod round11 {
+    use autodiff::{differentiable, Differentiable, Float};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Cheb<T: Float> {
+        pub c: Vec<T>,
+        #[no_grad]
+        pub n: usize,
+    }
+
+    impl<T: Float> Cheb<T> {
+        /// `Σ c_k T_k(x)` by the recurrence, scaled by `n`, `self` constant, at `order = 3`.
+        #[differentiable(wrt(x), order = 3)]
+        pub fn eval(&self, x: T) -> T {
+            let two = T::from(2.0).unwrap();
+            let mut t0 = T::one();
+            let mut t1 = x;
+            let mut s = self.c[0] * t0 + self.c[1] * t1;
+            for k in 2..self.c.len() {
+                let t2 = two * x * t1 - t0;
+                s = s + self.c[k] * t2;
+                t0 = t1;
+                t1 = t2;
+            }
+            s * T::from(self.n).unwrap()
+        }
+
+        /// The terms as a `Vec<T>`, `wrt(self, x)`: its Jacobian.
+        #[differentiable(wrt(self, x))]
+        pub fn terms(&self, x: T) -> Vec<T> {
+            let mut out = Vec::new();
+            for k in 0..self.c.len() {
+                out.push(self.c[k] * x.powi(k as i32));
+            }
+            out
+        }
+    }
+
+    /// Fields zipped by reference: two structs, a matrix field's row, an array field.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Bag {
+        pub w: Vec<f64>,
+        pub m: Vec<Vec<f64>>,
+        pub a: [f64; 2],
+    }
+
+    #[differentiable(order = 2)]
+    pub fn bags(p: &Bag, q: &Bag, x: &[f64]) -> f64 {
+        let d: f64 = p.w.iter().zip(&q.w).map(|(a, b)| a * b).sum();
+        let mut r = 0.0;
+        for i in 0..p.m.len() {
+            r += x
+                .iter()
+                .zip(&p.m[i])
+                .map(|(a, b)| a * b)
+                .sum::<f64>()
+                .powi(2);
+        }
+        let e: f64 = x.iter().zip(&q.a).map(|(a, b)| a * b).sum();
+        d * r + e.exp()
+    }
+
+    /// A two-input custom gradient at `order = 3`.
+    #[differentiable(order = 3)]
+    pub fn custom3(x: f64) -> f64 {
+        super::round2::mulsin(x, x * x) + x
+    }
+}
+
+#[test]
+fn generic_third_order_methods_custom_third_order_and_zipped_fields() {
+    use round11::*;
+    let mut rng = Lcg::new(3620);
+    for _ in 0..5 {
+        let ch = Cheb {
+            c: rng.vec(4, -1.0, 1.0),
+            n: 2,
+        };
+        let x = rng.uniform(-1.0, 1.0);
+        third_check("Cheb::eval", &|y| ch.eval_derivatives(y), x);
+        // T_0..T_3 = 1, x, 2x² - 1, 4x³ - 3x; times 2.
+        let c = &ch.c;
+        let e = [
+            2.0 * (c[0]
+                + c[1] * x
+                + c[2] * (2.0 * x * x - 1.0)
+                + c[3] * (4.0 * x.powi(3) - 3.0 * x)),
+            2.0 * (c[1] + c[2] * 4.0 * x + c[3] * (12.0 * x * x - 3.0)),
+            2.0 * (c[2] * 4.0 + c[3] * 24.0 * x),
+            2.0 * c[3] * 24.0,
+        ];
+        assert_vec_near(&ch.eval_derivatives(x), &e, 1e-12, "Cheb::eval by hand");
+
+        let mut flat = ch.to_flat();
+        flat.push(x);
+        let jac = ch.terms_jacobian(x);
+        let f = |y: &[f64]| ch.from_flat(&y[..4]).terms(y[4]);
+        jac_check("Cheb::terms_jacobian", &f, &flat, &jac);
+
+        let mk = |r: &mut Lcg| Bag {
+            w: r.vec(3, -1.0, 1.0),
+            m: vec![r.vec(2, -1.0, 1.0), r.vec(2, -1.0, 1.0)],
+            a: [r.uniform(-1.0, 1.0), r.uniform(-1.0, 1.0)],
+        };
+        let (p, q) = (mk(&mut rng), mk(&mut rng));
+        let xs = rng.vec(2, -1.0, 1.0);
+        let mut all = p.to_flat();
+        all.extend(q.to_flat());
+        let n = p.to_flat().len();
+        let f = |y: &[f64]| {
+            bags(
+                &p.from_flat(&y[..n]),
+                &q.from_flat(&y[n..2 * n]),
+                &y[2 * n..],
+            )
+        };
+        let grad = |y: &[f64]| {
+            let (_, (gp, gq, gx)) = bags_grad(
+                &p.from_flat(&y[..n]),
+                &q.from_flat(&y[n..2 * n]),
+                &y[2 * n..],
+            );
+            let mut g = gp.to_flat();
+            g.extend(gq.to_flat());
+            g.extend(gx);
+            g
+        };
+        all.extend_from_slice(&xs);
+        fd_check("bags_grad", &f, &all, &grad(&all));
+        let (_, _, h) = bags_hessian(&p, &q, &xs);
+        hess_check("bags_hessian", &grad, &all, &h);
+
+        let t = rng.uniform(-1.5, 1.5);
+        third_check("custom3", &|y| custom3_derivatives(y), t);
+        let d = custom3_derivatives(t);
+        // sin(x) x² + x.
+        let e1 = t.cos() * t * t + 2.0 * t * t.sin() + 1.0;
+        let e2 = -t.sin() * t * t + 4.0 * t * t.cos() + 2.0 * t.sin();
+        assert_near(d[1], e1, 1e-12, 1.0, "custom3' by hand");
+        assert_near(d[2], e2, 1e-12, 1.0, "custom3'' by hand");
+    }
+}
