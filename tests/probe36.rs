@@ -2982,3 +2982,39 @@ fn generic_third_order_methods_custom_third_order_and_zipped_fields() {
         assert_near(d[2], e2, 1e-12, 1.0, "custom3'' by hand");
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// `T::from(x).unwrap()` of a parameter of the float type itself (the identity, a conversion as this
+// probe's fix lowers it; was "`T::from` has no known derivative"), at `order = 3`.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod own_from {
+    use autodiff::{differentiable, Float};
+
+    #[differentiable(order = 3)]
+    pub fn own<T: Float>(x: T) -> T {
+        let y = T::from(x).unwrap();
+        y * y * x.sin()
+    }
+}
+
+#[test]
+fn from_of_the_own_float_type_at_order_3() {
+    use own_from::*;
+    let mut rng = Lcg::new(3621);
+    for _ in 0..5 {
+        let x = rng.uniform(-2.0, 2.0);
+        let d = own_derivatives(x);
+        let (s, c) = (x.sin(), x.cos());
+        let e = [
+            x * x * s,
+            2.0 * x * s + x * x * c,
+            2.0 * s + 4.0 * x * c - x * x * s,
+            6.0 * c - 6.0 * x * s - x * x * c,
+        ];
+        assert_vec_near(&d, &e, 1e-12, "own by hand");
+        third_check("own", &|y| own_derivatives(y), x);
+        let (_, g) = own_grad(x as f32);
+        assert_near(g as f64, e[1], 1e-5, 1.0, "own in f32");
+    }
+}
