@@ -3018,3 +3018,75 @@ fn from_of_the_own_float_type_at_order_3() {
         assert_near(g as f64, e[1], 1e-5, 1.0, "own in f32");
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Fields zipped by reference in a generic `impl` and a generic free function at `order = 2`, with a
+// count converted by `T::from` (the two fixes of this probe together).
+// ---------------------------------------------------------------------------------------------------
+
+pub mod zipped_generic {
+    use autodiff::{differentiable, Differentiable, Float};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Lin<T: Float> {
+        pub w: Vec<T>,
+        pub b: T,
+        #[no_grad]
+        pub n: usize,
+    }
+
+    impl<T: Float> Lin<T> {
+        #[differentiable(wrt(self), order = 2)]
+        pub fn score(&self, x: &[T]) -> T {
+            let s = x
+                .iter()
+                .zip(&self.w)
+                .fold(T::zero(), |acc, (&a, &w)| acc + a * w);
+            (s + self.b).tanh() * T::from(self.n).unwrap()
+        }
+    }
+
+    #[differentiable(wrt(p), order = 2)]
+    pub fn score_free<T: Float>(p: &Lin<T>, x: &[T]) -> T {
+        let mut s = p.b;
+        for (a, w) in x.iter().zip(&p.w) {
+            s = s + *a * *w * *w;
+        }
+        s.sin() / T::from(p.n).unwrap()
+    }
+}
+
+#[test]
+fn zipped_fields_in_generic_code_at_order_2() {
+    use zipped_generic::*;
+    let mut rng = Lcg::new(3622);
+    for _ in 0..5 {
+        let p = Lin {
+            w: rng.vec(3, -1.0, 1.0),
+            b: rng.uniform(-1.0, 1.0),
+            n: 2,
+        };
+        let x = rng.vec(3, -1.0, 1.0);
+        let flat = p.to_flat();
+        let f = |y: &[f64]| p.from_flat(y).score(&x);
+        let grad = |y: &[f64]| p.from_flat(y).score_grad(&x).1.to_flat();
+        let g = grad(&flat);
+        fd_check("Lin::score_grad", &f, &flat, &g);
+        let s: f64 = (0..3).map(|i| x[i] * p.w[i]).sum::<f64>() + p.b;
+        let d = 2.0 * (1.0 - s.tanh().powi(2));
+        assert_vec_near(
+            &g,
+            &[d * x[0], d * x[1], d * x[2], d],
+            1e-12,
+            "score by hand",
+        );
+        let (_, _, h) = p.score_hessian(&x);
+        hess_check("Lin::score_hessian", &grad, &flat, &h);
+
+        let f = |y: &[f64]| score_free(&p.from_flat(y), &x);
+        let grad = |y: &[f64]| score_free_grad(&p.from_flat(y), &x).1.to_flat();
+        fd_check("score_free_grad", &f, &flat, &grad(&flat));
+        let (_, _, h) = score_free_hessian(&p, &x);
+        hess_check("score_free_hessian", &grad, &flat, &h);
+    }
+}
