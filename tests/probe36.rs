@@ -2612,3 +2612,481 @@ fn nested_wholes_struct_tangents_references_and_f32_matrices() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Tenth round, whole programs: an ODE right-hand side of a parameter struct writing an output buffer,
+// integrated by RK4 in a method returning the final state (its Jacobian over the struct), and a loss
+// over it at `order = 2`; a two-layer network with a matrix field, a closure activation and a
+// `#[no_grad]` layer size, its loss at `order = 2` and its `f_grad_into` in a training step.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod programs {
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Lotka {
+        pub alpha: f64,
+        pub beta: f64,
+        pub gamma: f64,
+        pub delta: f64,
+        #[no_grad]
+        pub steps: usize,
+    }
+
+    /// The Lotka–Volterra right-hand side into an output buffer.
+    #[differentiable(wrt(p, y))]
+    pub fn rhs(p: &Lotka, y: &[f64; 2], dydt: &mut [f64; 2]) {
+        dydt[0] = p.alpha * y[0] - p.beta * y[0] * y[1];
+        dydt[1] = p.delta * y[0] * y[1] - p.gamma * y[1];
+    }
+
+    impl Lotka {
+        /// RK4 over `steps` steps of `h`, the state an array carried by the loop.
+        #[differentiable(wrt(self, y0))]
+        pub fn flow(&self, y0: [f64; 2], h: f64) -> [f64; 2] {
+            let mut y = y0;
+            for _ in 0..self.steps {
+                let mut k1 = [0.0; 2];
+                let mut k2 = [0.0; 2];
+                let mut k3 = [0.0; 2];
+                let mut k4 = [0.0; 2];
+                rhs(self, &y, &mut k1);
+                let y1 = [y[0] + 0.5 * h * k1[0], y[1] + 0.5 * h * k1[1]];
+                rhs(self, &y1, &mut k2);
+                let y2 = [y[0] + 0.5 * h * k2[0], y[1] + 0.5 * h * k2[1]];
+                rhs(self, &y2, &mut k3);
+                let y3 = [y[0] + h * k3[0], y[1] + h * k3[1]];
+                rhs(self, &y3, &mut k4);
+                for i in 0..2 {
+                    y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+                }
+            }
+            y
+        }
+
+        /// A fit of the final state to a target, at `order = 2` (the whole RK4 inside).
+        #[differentiable(wrt(self), order = 2)]
+        pub fn misfit(&self, y0: [f64; 2], target: [f64; 2]) -> f64 {
+            let h = 0.05;
+            let mut y = y0;
+            for _ in 0..self.steps {
+                let mut k1 = [0.0; 2];
+                let mut k2 = [0.0; 2];
+                rhs(self, &y, &mut k1);
+                let mid = [y[0] + 0.5 * h * k1[0], y[1] + 0.5 * h * k1[1]];
+                rhs(self, &mid, &mut k2);
+                y = [y[0] + h * k2[0], y[1] + h * k2[1]];
+            }
+            (y[0] - target[0]).powi(2) + (y[1] - target[1]).powi(2)
+        }
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Net {
+        pub w1: Vec<Vec<f64>>,
+        pub b1: Vec<f64>,
+        pub w2: Vec<f64>,
+        pub b2: f64,
+        #[no_grad]
+        pub hidden: usize,
+    }
+
+    impl Net {
+        /// Forward pass of one input, a closure activation, the hidden layer into a local `Vec`.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn predict(&self, x: &[f64]) -> f64 {
+            let act = |z: f64| z / (1.0 + z.abs());
+            let mut h = vec![0.0; self.hidden];
+            for j in 0..self.hidden {
+                let z: f64 = self.w1[j].iter().zip(x).map(|(w, v)| w * v).sum();
+                h[j] = act(z + self.b1[j]);
+            }
+            h.iter().zip(&self.w2).map(|(a, b)| a * b).sum::<f64>() + self.b2
+        }
+    }
+
+    /// A field zipped by reference, `x.iter().zip(&p.w2)` in a chain and in a `for` (this probe: was
+    /// refused, "this iterator is not supported", the field taken for a whole value), at `order = 2`.
+    #[differentiable(wrt(p), order = 2)]
+    pub fn zipped_field(p: &Net, x: &[f64]) -> f64 {
+        let a: f64 = x.iter().zip(&p.w2).map(|(u, w)| u * w).sum();
+        let mut b = 0.0;
+        for (u, w) in x.iter().zip(&p.b1) {
+            b += (u * w).sin();
+        }
+        a * b + p.b2
+    }
+
+    /// The mean squared error over rows of data, calling the method, at `order = 2`.
+    #[differentiable(wrt(net), order = 2)]
+    pub fn net_mse(net: &Net, xs: &[Vec<f64>], ys: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..ys.len() {
+            let e = net.predict(&xs[i]) - ys[i];
+            s += e * e;
+        }
+        s / ys.len() as f64
+    }
+}
+
+#[test]
+fn whole_programs_ode_and_network() {
+    use programs::*;
+    let mut rng = Lcg::new(3619);
+    for _ in 0..3 {
+        let p = Lotka {
+            alpha: rng.uniform(0.5, 1.5),
+            beta: rng.uniform(0.2, 0.6),
+            gamma: rng.uniform(0.5, 1.5),
+            delta: rng.uniform(0.2, 0.6),
+            steps: 8,
+        };
+        let y0 = [rng.uniform(0.5, 2.0), rng.uniform(0.5, 2.0)];
+        let mut flat = p.to_flat();
+        flat.extend_from_slice(&y0);
+        let jac = p.flow_jacobian(y0, 0.05);
+        let f = |z: &[f64]| p.from_flat(&z[..4]).flow([z[4], z[5]], 0.05).to_vec();
+        jac_check("Lotka::flow_jacobian", &f, &flat, &jac);
+        let jr = rhs_jacobian(&p, &y0, &mut [0.0; 2]);
+        let by_hand = [
+            [
+                y0[0],
+                -y0[0] * y0[1],
+                0.0,
+                0.0,
+                p.alpha - p.beta * y0[1],
+                -p.beta * y0[0],
+            ],
+            [
+                0.0,
+                0.0,
+                -y0[1],
+                y0[0] * y0[1],
+                p.delta * y0[1],
+                p.delta * y0[0] - p.gamma,
+            ],
+        ];
+        for i in 0..2 {
+            assert_vec_near(&jr[i], &by_hand[i], 1e-12, "rhs_jacobian by hand");
+        }
+        let target = [1.0, 1.2];
+        let flat = p.to_flat();
+        let f = |z: &[f64]| p.from_flat(z).misfit(y0, target);
+        let grad = |z: &[f64]| p.from_flat(z).misfit_grad(y0, target).1.to_flat();
+        fd_check("Lotka::misfit_grad", &f, &flat, &grad(&flat));
+        let (_, _, h) = p.misfit_hessian(y0, target);
+        hess_check("Lotka::misfit_hessian", &grad, &flat, &h);
+
+        let hidden = 3;
+        let net = Net {
+            w1: (0..hidden).map(|_| rng.vec(2, -1.0, 1.0)).collect(),
+            b1: rng.vec(hidden, -0.5, 0.5),
+            w2: rng.vec(hidden, -1.0, 1.0),
+            b2: rng.uniform(-0.5, 0.5),
+            hidden,
+        };
+        let xs: Vec<Vec<f64>> = (0..4).map(|_| rng.vec(2, -1.0, 1.0)).collect();
+        let ys = rng.vec(4, -1.0, 1.0);
+        let flat = net.to_flat();
+        let f = |z: &[f64]| net_mse(&net.from_flat(z), &xs, &ys);
+        let grad = |z: &[f64]| net_mse_grad(&net.from_flat(z), &xs, &ys).1.to_flat();
+        let g = grad(&flat);
+        fd_check("net_mse_grad", &f, &flat, &g);
+        let (_, _, h) = net_mse_hessian(&net, &xs, &ys);
+        hess_check("net_mse_hessian", &grad, &flat, &h);
+        // A training step through `f_grad_into` into a buffer reused across steps.
+        let mut buffer = net.zero_like();
+        let mut params = net.clone();
+        let before = net_mse(&params, &xs, &ys);
+        for _ in 0..20 {
+            net_mse_grad_into(&params, &xs, &ys, &mut buffer);
+            buffer.scale(-0.1);
+            params.add_assign(&buffer);
+        }
+        assert!(
+            net_mse(&params, &xs, &ys) < before,
+            "the training steps lower the loss"
+        );
+        assert_eq!(params.hidden, hidden);
+        let x3 = rng.vec(3, -1.0, 1.0);
+        let f = |z: &[f64]| zipped_field(&net.from_flat(z), &x3);
+        let grad = |z: &[f64]| zipped_field_grad(&net.from_flat(z), &x3).1.to_flat();
+        let g = grad(&flat);
+        fd_check("zipped_field_grad", &f, &flat, &g);
+        let a: f64 = (0..3).map(|i| x3[i] * net.w2[i]).sum();
+        let b: f64 = (0..3).map(|i| (x3[i] * net.b1[i]).sin()).sum();
+        let gz = zipped_field_grad(&net, &x3).1;
+        for i in 0..3 {
+            assert_near(gz.w2[i], x3[i] * b, 1e-12, 1.0, "d/dw2 by hand");
+            assert_near(
+                gz.b1[i],
+                a * x3[i] * (x3[i] * net.b1[i]).cos(),
+                1e-12,
+                1.0,
+                "d/db1",
+            );
+        }
+        let (_, _, h) = zipped_field_hessian(&net, &x3);
+        hess_check("zipped_field_hessian", &grad, &flat, &h);
+        let (_, gp) = params.predict_grad(&xs[0]);
+        let fp = |z: &[f64]| params.from_flat(z).predict(&xs[0]);
+        fd_check("Net::predict_grad", &fp, &params.to_flat(), &gp.to_flat());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Eleventh round: a generic method with `self` constant at `order = 3` through `f_derivatives` (its count
+// by `T::from`); a two-input custom gradient at `order = 3`; `f_jacobian` of a generic method returning
+// a `Vec<T>`; fields zipped by reference in other shapes (two structs, a matrix field's row, an array).
+// ---------------------------------------------------------------------------------------------------
+
+pub mod round11 {
+    use autodiff::{differentiable, Differentiable, Float};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Cheb<T: Float> {
+        pub c: Vec<T>,
+        #[no_grad]
+        pub n: usize,
+    }
+
+    impl<T: Float> Cheb<T> {
+        /// `Σ c_k T_k(x)` by the recurrence, scaled by `n`, `self` constant, at `order = 3`.
+        #[differentiable(wrt(x), order = 3)]
+        pub fn eval(&self, x: T) -> T {
+            let two = T::from(2.0).unwrap();
+            let mut t0 = T::one();
+            let mut t1 = x;
+            let mut s = self.c[0] * t0 + self.c[1] * t1;
+            for k in 2..self.c.len() {
+                let t2 = two * x * t1 - t0;
+                s = s + self.c[k] * t2;
+                t0 = t1;
+                t1 = t2;
+            }
+            s * T::from(self.n).unwrap()
+        }
+
+        /// The terms as a `Vec<T>`, `wrt(self, x)`: its Jacobian.
+        #[differentiable(wrt(self, x))]
+        pub fn terms(&self, x: T) -> Vec<T> {
+            let mut out = Vec::new();
+            for k in 0..self.c.len() {
+                out.push(self.c[k] * x.powi(k as i32));
+            }
+            out
+        }
+    }
+
+    /// Fields zipped by reference: two structs, a matrix field's row, an array field.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Bag {
+        pub w: Vec<f64>,
+        pub m: Vec<Vec<f64>>,
+        pub a: [f64; 2],
+    }
+
+    #[differentiable(order = 2)]
+    pub fn bags(p: &Bag, q: &Bag, x: &[f64]) -> f64 {
+        let d: f64 = p.w.iter().zip(&q.w).map(|(a, b)| a * b).sum();
+        let mut r = 0.0;
+        for i in 0..p.m.len() {
+            r += x
+                .iter()
+                .zip(&p.m[i])
+                .map(|(a, b)| a * b)
+                .sum::<f64>()
+                .powi(2);
+        }
+        let e: f64 = x.iter().zip(&q.a).map(|(a, b)| a * b).sum();
+        d * r + e.exp()
+    }
+
+    /// A two-input custom gradient at `order = 3`.
+    #[differentiable(order = 3)]
+    pub fn custom3(x: f64) -> f64 {
+        super::round2::mulsin(x, x * x) + x
+    }
+}
+
+#[test]
+fn generic_third_order_methods_custom_third_order_and_zipped_fields() {
+    use round11::*;
+    let mut rng = Lcg::new(3620);
+    for _ in 0..5 {
+        let ch = Cheb {
+            c: rng.vec(4, -1.0, 1.0),
+            n: 2,
+        };
+        let x = rng.uniform(-1.0, 1.0);
+        third_check("Cheb::eval", &|y| ch.eval_derivatives(y), x);
+        // T_0..T_3 = 1, x, 2x² - 1, 4x³ - 3x; times 2.
+        let c = &ch.c;
+        let e = [
+            2.0 * (c[0]
+                + c[1] * x
+                + c[2] * (2.0 * x * x - 1.0)
+                + c[3] * (4.0 * x.powi(3) - 3.0 * x)),
+            2.0 * (c[1] + c[2] * 4.0 * x + c[3] * (12.0 * x * x - 3.0)),
+            2.0 * (c[2] * 4.0 + c[3] * 24.0 * x),
+            2.0 * c[3] * 24.0,
+        ];
+        assert_vec_near(&ch.eval_derivatives(x), &e, 1e-12, "Cheb::eval by hand");
+
+        let mut flat = ch.to_flat();
+        flat.push(x);
+        let jac = ch.terms_jacobian(x);
+        let f = |y: &[f64]| ch.from_flat(&y[..4]).terms(y[4]);
+        jac_check("Cheb::terms_jacobian", &f, &flat, &jac);
+
+        let mk = |r: &mut Lcg| Bag {
+            w: r.vec(3, -1.0, 1.0),
+            m: vec![r.vec(2, -1.0, 1.0), r.vec(2, -1.0, 1.0)],
+            a: [r.uniform(-1.0, 1.0), r.uniform(-1.0, 1.0)],
+        };
+        let (p, q) = (mk(&mut rng), mk(&mut rng));
+        let xs = rng.vec(2, -1.0, 1.0);
+        let mut all = p.to_flat();
+        all.extend(q.to_flat());
+        let n = p.to_flat().len();
+        let f = |y: &[f64]| {
+            bags(
+                &p.from_flat(&y[..n]),
+                &q.from_flat(&y[n..2 * n]),
+                &y[2 * n..],
+            )
+        };
+        let grad = |y: &[f64]| {
+            let (_, (gp, gq, gx)) = bags_grad(
+                &p.from_flat(&y[..n]),
+                &q.from_flat(&y[n..2 * n]),
+                &y[2 * n..],
+            );
+            let mut g = gp.to_flat();
+            g.extend(gq.to_flat());
+            g.extend(gx);
+            g
+        };
+        all.extend_from_slice(&xs);
+        fd_check("bags_grad", &f, &all, &grad(&all));
+        let (_, _, h) = bags_hessian(&p, &q, &xs);
+        hess_check("bags_hessian", &grad, &all, &h);
+
+        let t = rng.uniform(-1.5, 1.5);
+        third_check("custom3", &|y| custom3_derivatives(y), t);
+        let d = custom3_derivatives(t);
+        // sin(x) x² + x.
+        let e1 = t.cos() * t * t + 2.0 * t * t.sin() + 1.0;
+        let e2 = -t.sin() * t * t + 4.0 * t * t.cos() + 2.0 * t.sin();
+        assert_near(d[1], e1, 1e-12, 1.0, "custom3' by hand");
+        assert_near(d[2], e2, 1e-12, 1.0, "custom3'' by hand");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// `T::from(x).unwrap()` of a parameter of the float type itself (the identity, a conversion as this
+// probe's fix lowers it; was "`T::from` has no known derivative"), at `order = 3`.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod own_from {
+    use autodiff::{differentiable, Float};
+
+    #[differentiable(order = 3)]
+    pub fn own<T: Float>(x: T) -> T {
+        let y = T::from(x).unwrap();
+        y * y * x.sin()
+    }
+}
+
+#[test]
+fn from_of_the_own_float_type_at_order_3() {
+    use own_from::*;
+    let mut rng = Lcg::new(3621);
+    for _ in 0..5 {
+        let x = rng.uniform(-2.0, 2.0);
+        let d = own_derivatives(x);
+        let (s, c) = (x.sin(), x.cos());
+        let e = [
+            x * x * s,
+            2.0 * x * s + x * x * c,
+            2.0 * s + 4.0 * x * c - x * x * s,
+            6.0 * c - 6.0 * x * s - x * x * c,
+        ];
+        assert_vec_near(&d, &e, 1e-12, "own by hand");
+        third_check("own", &|y| own_derivatives(y), x);
+        let (_, g) = own_grad(x as f32);
+        assert_near(g as f64, e[1], 1e-5, 1.0, "own in f32");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Fields zipped by reference in a generic `impl` and a generic free function at `order = 2`, with a
+// count converted by `T::from` (the two fixes of this probe together).
+// ---------------------------------------------------------------------------------------------------
+
+pub mod zipped_generic {
+    use autodiff::{differentiable, Differentiable, Float};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Lin<T: Float> {
+        pub w: Vec<T>,
+        pub b: T,
+        #[no_grad]
+        pub n: usize,
+    }
+
+    impl<T: Float> Lin<T> {
+        #[differentiable(wrt(self), order = 2)]
+        pub fn score(&self, x: &[T]) -> T {
+            let s = x
+                .iter()
+                .zip(&self.w)
+                .fold(T::zero(), |acc, (&a, &w)| acc + a * w);
+            (s + self.b).tanh() * T::from(self.n).unwrap()
+        }
+    }
+
+    #[differentiable(wrt(p), order = 2)]
+    pub fn score_free<T: Float>(p: &Lin<T>, x: &[T]) -> T {
+        let mut s = p.b;
+        for (a, w) in x.iter().zip(&p.w) {
+            s = s + *a * *w * *w;
+        }
+        s.sin() / T::from(p.n).unwrap()
+    }
+}
+
+#[test]
+fn zipped_fields_in_generic_code_at_order_2() {
+    use zipped_generic::*;
+    let mut rng = Lcg::new(3622);
+    for _ in 0..5 {
+        let p = Lin {
+            w: rng.vec(3, -1.0, 1.0),
+            b: rng.uniform(-1.0, 1.0),
+            n: 2,
+        };
+        let x = rng.vec(3, -1.0, 1.0);
+        let flat = p.to_flat();
+        let f = |y: &[f64]| p.from_flat(y).score(&x);
+        let grad = |y: &[f64]| p.from_flat(y).score_grad(&x).1.to_flat();
+        let g = grad(&flat);
+        fd_check("Lin::score_grad", &f, &flat, &g);
+        let s: f64 = (0..3).map(|i| x[i] * p.w[i]).sum::<f64>() + p.b;
+        let d = 2.0 * (1.0 - s.tanh().powi(2));
+        assert_vec_near(
+            &g,
+            &[d * x[0], d * x[1], d * x[2], d],
+            1e-12,
+            "score by hand",
+        );
+        let (_, _, h) = p.score_hessian(&x);
+        hess_check("Lin::score_hessian", &grad, &flat, &h);
+
+        let f = |y: &[f64]| score_free(&p.from_flat(y), &x);
+        let grad = |y: &[f64]| score_free_grad(&p.from_flat(y), &x).1.to_flat();
+        fd_check("score_free_grad", &f, &flat, &grad(&flat));
+        let (_, _, h) = score_free_hessian(&p, &x);
+        hess_check("score_free_hessian", &grad, &flat, &h);
+    }
+}

@@ -115,6 +115,7 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
         found: Vec::new(),
     };
     let mut block = block.clone();
+    ZippedFields(&structs).visit_block_mut(&mut block);
     rewrite.visit_block_mut(&mut block);
     let found = rewrite.found;
     let mut uses = Uses::default();
@@ -400,6 +401,34 @@ impl VisitMut for Rewrite<'_> {
     }
 
     // Items nested in the body cannot see the function's parameters.
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+// Input:  x.iter().zip(&p.w)
+// Output: x.iter().zip(p.w.iter())
+/// An array field zipped by reference, `.zip(&p.w)`, written `.zip(p.w.iter())` (the same iterator): the
+/// field is then an array input, iterated, not a whole value passed by reference, whose zip was refused
+/// (and bound as a reference itself, `&__p_w` would not be an iterator).
+struct ZippedFields<'a>(&'a [(usize, String)]);
+
+impl VisitMut for ZippedFields<'_> {
+    fn visit_expr_method_call_mut(&mut self, m: &mut syn::ExprMethodCall) {
+        syn::visit_mut::visit_expr_method_call_mut(self, m);
+        if m.method != "zip" || m.args.len() != 1 {
+            return;
+        }
+        let Expr::Reference(r) = &m.args[0] else {
+            return;
+        };
+        if r.mutability.is_some() || field_path(&r.expr, self.0).is_none() {
+            return;
+        }
+        let field = &r.expr;
+        let iterated: Expr =
+            syn::parse_quote_spanned!(syn::spanned::Spanned::span(&**field)=> #field.iter());
+        m.args[0] = iterated;
+    }
+
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
@@ -1158,5 +1187,25 @@ impl Flattened {
             let #inner_tangent = #inner;
             #inner_body
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    #[test]
+    fn a_field_zipped_by_reference_is_an_iterated_array() {
+        let text = crate::expand::differentiable(
+            quote!(),
+            quote!(
+                fn f(p: &Net, x: &[f64]) -> f64 {
+                    x.iter().zip(&p.w).map(|(a, b)| a * b).sum::<f64>()
+                }
+            ),
+        )
+        .to_string();
+        assert!(!text.contains("compile_error"), "{text}");
+        assert!(text.contains("zip (__p_w . iter ())"), "{text}");
     }
 }
