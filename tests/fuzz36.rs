@@ -1,0 +1,156 @@
+//! A tuple holding an array passed to a differentiable function, computed only from a float parameter that
+//! `wrt(..)` leaves out (found by `autodiff-fuzz --forms --sugar --seed 36003`, program 90). Such a call
+//! goes to the callee's split copy (`tuples.rs`, `pass_parts`) unless the tuple is read as constants; a
+//! parameter outside `wrt(..)` was read as a constant, so the call went to the callee as written, which has
+//! no derivatives under its own name: a "no derivative" error at first order and rustc's E0573 at
+//! `order = 2`. But the items other differentiable functions call (the hidden sweeps) differentiate every
+//! float parameter, so such a tuple is differentiated there: it now goes to the split copy. A tuple made
+//! constant by `stop_gradient(..)` still goes to a plain function as written (with or without `wrt(..)`;
+//! without it, it went to a missing `__plain_weight_split` before).
+//!
+//! Checked against the analytic derivatives and central differences (`common`, no code shared with the
+//! macro), and at `order = 2` against differences of the gradient.
+
+mod common;
+
+use autodiff::{differentiable, stop_gradient, Float};
+use common::{assert_close, assert_fd_gradient, assert_hessian_fd, Inputs};
+
+#[differentiable]
+fn weighted<T: Float>(xs: &[T], s: T, p: (T, [T; 1])) -> T {
+    let (p0, p1) = (p.0, p.1[0]);
+    xs.iter()
+        .map(|&v| v.sin())
+        .fold(T::zero(), |acc, y| acc + y)
+        * p0
+        + s * p1
+}
+
+/// Every argument of the call computed from `xs`, outside `wrt(..)`.
+#[differentiable(wrt(a), order = 2)]
+fn tuple_outside_wrt(a: f64, xs: &[f64]) -> f64 {
+    let m = xs[1] * xs[3];
+    let t = weighted(&xs[0..3], xs[2], (m, [xs[0].sin()]));
+    a * a * t
+}
+
+/// Differentiates `tuple_outside_wrt` in `xs` too, through its hidden sweeps.
+#[differentiable(order = 2)]
+fn through_hidden_sweeps(a: f64, xs: &[f64]) -> f64 {
+    tuple_outside_wrt(a, xs) + xs[3] * a
+}
+
+fn plain_weight(p: (f64, [f64; 1])) -> f64 {
+    p.0 * p.1[0]
+}
+
+/// A tuple made constant by `stop_gradient`, to a plain function.
+#[differentiable]
+fn stopped_tuple(a: f64, t: f64) -> f64 {
+    a * t * plain_weight((stop_gradient(t), [2.0]))
+}
+
+/// The same outside `wrt(..)`.
+#[differentiable(wrt(a))]
+fn stopped_outside_wrt(a: f64, t: f64) -> f64 {
+    a * a * plain_weight((stop_gradient(t), [2.0]))
+}
+
+/// `weighted(&xs[0..3], xs[2], (xs[1] xs[3], [sin x0]))` and its gradient in `xs`, by hand.
+fn weighted_by_hand(xs: &[f64]) -> (f64, [f64; 4]) {
+    let s = xs[0].sin() + xs[1].sin() + xs[2].sin();
+    let m = xs[1] * xs[3];
+    let value = s * m + xs[2] * xs[0].sin();
+    let grad = [
+        xs[0].cos() * m + xs[2] * xs[0].cos(),
+        xs[1].cos() * m + s * xs[3],
+        xs[2].cos() * m + xs[0].sin(),
+        s * xs[1],
+    ];
+    (value, grad)
+}
+
+#[test]
+fn a_tuple_of_parameters_outside_wrt() {
+    let mut inputs = Inputs(36_101);
+    for _ in 0..16 {
+        let (a, xs) = (inputs.next(), inputs.vec(4));
+        let (t, dt) = weighted_by_hand(&xs);
+        let (v, g) = tuple_outside_wrt_grad(a, &xs);
+        assert_close(v, tuple_outside_wrt(a, &xs), 1e-12, "value");
+        assert_close(v, a * a * t, 1e-12, "value by hand");
+        assert_close(g, 2.0 * a * t, 1e-12, "d/da");
+        assert_fd_gradient(
+            |p| tuple_outside_wrt(p[0], &xs),
+            &[a],
+            &[g],
+            "tuple_outside_wrt",
+        );
+        let (_, _, h) = tuple_outside_wrt_hessian(a, &xs);
+        assert_close(h[0][0], 2.0 * t, 1e-10, "d2/da2");
+        assert_hessian_fd(
+            &h,
+            |p| vec![tuple_outside_wrt_grad(p[0], &xs).1],
+            &[a],
+            1e-6,
+            "tuple_outside_wrt Hessian",
+        );
+
+        // All of it, through the hidden sweeps.
+        let (v, (ga, gx)) = through_hidden_sweeps_grad(a, &xs);
+        assert_close(v, a * a * t + xs[3] * a, 1e-12, "value by hand");
+        assert_close(ga, 2.0 * a * t + xs[3], 1e-12, "d/da");
+        for k in 0..4 {
+            let extra = if k == 3 { a } else { 0.0 };
+            assert_close(gx[k], a * a * dt[k] + extra, 1e-10, "d/dx");
+        }
+        let mut point = vec![a];
+        point.extend(&xs);
+        let mut flat = vec![ga];
+        flat.extend(&gx);
+        let value = |p: &[f64]| through_hidden_sweeps(p[0], &p[1..]);
+        assert_fd_gradient(value, &point, &flat, "through_hidden_sweeps");
+        let (_, _, h) = through_hidden_sweeps_hessian(a, &xs);
+        let grad = |p: &[f64]| {
+            let (ga, gx) = through_hidden_sweeps_grad(p[0], &p[1..]).1;
+            let mut flat = vec![ga];
+            flat.extend(gx);
+            flat
+        };
+        assert_hessian_fd(&h, grad, &point, 1e-6, "through_hidden_sweeps Hessian");
+        // The row of `a` by hand: 2 t, then 2 a dt/dx (+ 1 for x3).
+        assert_close(h[0][0], 2.0 * t, 1e-10, "d2/da2");
+        for k in 0..4 {
+            let extra = if k == 3 { 1.0 } else { 0.0 };
+            assert_close(h[0][k + 1], 2.0 * a * dt[k] + extra, 1e-10, "d2/da dx");
+        }
+    }
+}
+
+#[test]
+fn a_tuple_made_constant_by_stop_gradient() {
+    let mut inputs = Inputs(36_102);
+    for _ in 0..16 {
+        let (a, t) = (inputs.next(), inputs.next());
+        // The value is 2 a t^2, of which `stop_gradient` holds one `t` constant.
+        let (v, (ga, gt)) = stopped_tuple_grad(a, t);
+        assert_close(v, stopped_tuple(a, t), 1e-12, "value");
+        assert_close(v, 2.0 * a * t * t, 1e-12, "value by hand");
+        assert_close(ga, 2.0 * t * t, 1e-12, "d/da");
+        assert_close(gt, 2.0 * a * t, 1e-12, "d/dt, one factor held");
+        assert_fd_gradient(|p| stopped_tuple(p[0], t), &[a], &[ga], "stopped_tuple");
+        // Along `t`, central differences of the function with the held factor fixed.
+        let held = |s: f64| a * s * plain_weight((t, [2.0]));
+        assert_fd_gradient(|p| held(p[0]), &[t], &[gt], "stopped_tuple, t held");
+
+        let (v, g) = stopped_outside_wrt_grad(a, t);
+        assert_close(v, 2.0 * a * a * t, 1e-12, "value by hand");
+        assert_close(g, 4.0 * a * t, 1e-12, "d/da");
+        assert_fd_gradient(
+            |p| stopped_outside_wrt(p[0], t),
+            &[a],
+            &[g],
+            "stopped_outside_wrt",
+        );
+    }
+}
