@@ -8,6 +8,10 @@
 //! constant by `stop_gradient(..)` still goes to a plain function as written (with or without `wrt(..)`;
 //! without it, it went to a missing `__plain_weight_split` before).
 //!
+//! Forward mode lost the tangent a loop's body yields for a carried value where that value was made before
+//! the loop (`(s, t) = (t, u);`, `t = a;`, copies with no value of the body between): `f_jvp` took it as
+//! zero, a wrong tangent while `f_grad` was right (`--forms --sugar --seed 36016`, program 11).
+//!
 //! Checked against the analytic derivatives and central differences (`common`, no code shared with the
 //! macro), and at `order = 2` against differences of the gradient.
 
@@ -38,6 +42,30 @@ fn tuple_outside_wrt(a: f64, xs: &[f64]) -> f64 {
 #[differentiable(order = 2)]
 fn through_hidden_sweeps(a: f64, xs: &[f64]) -> f64 {
     tuple_outside_wrt(a, xs) + xs[3] * a
+}
+
+/// `(s, t, _) = (t, u, ..)` in a loop: `t` copies `u`, made before the loop, and `s` copies `t`.
+#[differentiable(order = 2)]
+fn carried_copies(a: f64, xs: &[f64], n: usize) -> f64 {
+    let u = a * a;
+    let mut t = xs[1] * 3.0;
+    let mut s: f64 = 1.6;
+    for _ in 0..n {
+        (s, t, _) = (t, u, xs[0].atan());
+    }
+    s * xs[0] + t
+}
+
+/// A parameter copied into a carried value (`t = a;`) after the statement that reads it.
+#[differentiable(order = 2)]
+fn carried_parameter(a: f64, b: f64) -> f64 {
+    let mut s = b;
+    let mut t = 0.5;
+    for _ in 0..3 {
+        s = t * s;
+        t = a;
+    }
+    s
 }
 
 fn plain_weight(p: (f64, [f64; 1])) -> f64 {
@@ -152,5 +180,82 @@ fn a_tuple_made_constant_by_stop_gradient() {
             &[g],
             "stopped_outside_wrt",
         );
+    }
+}
+
+#[test]
+fn tangents_of_values_copied_into_carried_ones() {
+    let mut inputs = Inputs(36_103);
+    for _ in 0..16 {
+        let (a, xs) = (inputs.next(), inputs.vec(2));
+        let (ta, tx) = (inputs.next(), inputs.vec(2));
+        for n in 1..=3 {
+            // One trip: s = 3 x1, t = a^2; two or more: s = t = a^2.
+            let (value, by_hand) = if n == 1 {
+                (
+                    3.0 * xs[1] * xs[0] + a * a,
+                    [2.0 * a, 3.0 * xs[1], 3.0 * xs[0]],
+                )
+            } else {
+                (
+                    a * a * xs[0] + a * a,
+                    [2.0 * a * xs[0] + 2.0 * a, a * a, 0.0],
+                )
+            };
+            let (v, (ga, gx)) = carried_copies_grad(a, &xs, n);
+            assert_close(v, carried_copies(a, &xs, n), 1e-12, "value");
+            assert_close(v, value, 1e-12, "value by hand");
+            let flat = [ga, gx[0], gx[1]];
+            for k in 0..3 {
+                assert_close(flat[k], by_hand[k], 1e-12, "gradient by hand");
+            }
+            let point = [a, xs[0], xs[1]];
+            let value_at = |p: &[f64]| carried_copies(p[0], &p[1..], n);
+            assert_fd_gradient(value_at, &point, &flat, "carried_copies");
+            let (v, dv) = carried_copies_jvp(a, &xs, n, (ta, tx.clone()));
+            assert_close(v, value, 1e-12, "value of f_jvp");
+            let along = by_hand[0] * ta + by_hand[1] * tx[0] + by_hand[2] * tx[1];
+            assert_close(dv, along, 1e-12, "f_jvp");
+            let (_, _, h) = carried_copies_hessian(a, &xs, n);
+            let grad = |p: &[f64]| {
+                let (ga, gx) = carried_copies_grad(p[0], &p[1..], n).1;
+                vec![ga, gx[0], gx[1]]
+            };
+            assert_hessian_fd(&h, grad, &point, 1e-6, "carried_copies Hessian");
+            let hessian = if n == 1 {
+                [[2.0, 0.0, 0.0], [0.0, 0.0, 3.0], [0.0, 3.0, 0.0]]
+            } else {
+                [
+                    [2.0 * xs[0] + 2.0, 2.0 * a, 0.0],
+                    [2.0 * a, 0.0, 0.0],
+                    [0.0; 3],
+                ]
+            };
+            for (row, want) in h.iter().zip(&hessian) {
+                for (&got, &want) in row.iter().zip(want) {
+                    assert_close(got, want, 1e-10, "Hessian by hand");
+                }
+            }
+        }
+
+        // 0.5 a^2 b.
+        let b = xs[0];
+        let (v, (ga, gb)) = carried_parameter_grad(a, b);
+        assert_close(v, 0.5 * a * a * b, 1e-12, "value by hand");
+        assert_close(ga, a * b, 1e-12, "d/da");
+        assert_close(gb, 0.5 * a * a, 1e-12, "d/db");
+        let value_at = |p: &[f64]| carried_parameter(p[0], p[1]);
+        assert_fd_gradient(value_at, &[a, b], &[ga, gb], "carried_parameter");
+        let (_, dv) = carried_parameter_jvp(a, b, (ta, tx[0]));
+        assert_close(dv, a * b * ta + 0.5 * a * a * tx[0], 1e-12, "f_jvp");
+        let (_, _, h) = carried_parameter_hessian(a, b);
+        let grad = |p: &[f64]| {
+            let (ga, gb) = carried_parameter_grad(p[0], p[1]).1;
+            vec![ga, gb]
+        };
+        assert_hessian_fd(&h, grad, &[a, b], 1e-6, "carried_parameter Hessian");
+        assert_close(h[0][0], b, 1e-10, "d2/da2");
+        assert_close(h[0][1], a, 1e-10, "d2/da db");
+        assert_close(h[1][1], 0.0, 1e-10, "d2/db2");
     }
 }
