@@ -12,6 +12,11 @@
 //! the loop (`(s, t) = (t, u);`, `t = a;`, copies with no value of the body between): `f_jvp` took it as
 //! zero, a wrong tangent while `f_grad` was right (`--forms --sugar --seed 36016`, program 11).
 //!
+//! A name bound by a tuple pattern (`let (p0, p1) = (p.0, p.1[0]);`) or written by a destructuring
+//! assignment (`(s, t) = (u, v);`) was not read as computed from a parameter, so a call whose arguments
+//! were all such names went to the callee as written (`__array` not found, and a "no derivative" error;
+//! `--forms --sugar --seed 36024`, program 93, in a nested `fn`).
+//!
 //! Checked against the analytic derivatives and central differences (`common`, no code shared with the
 //! macro), and at `order = 2` against differences of the gradient.
 
@@ -66,6 +71,21 @@ fn carried_parameter(a: f64, b: f64) -> f64 {
         t = a;
     }
     s
+}
+
+#[differentiable]
+fn scaled_pair<T: Float>(s: T, p: (T, [T; 1])) -> T {
+    p.0 * s + p.1[0] * s * s
+}
+
+/// Every argument of the calls is a name a tuple pattern binds or a destructuring assignment writes.
+#[differentiable(order = 2)]
+fn from_tuple_patterns(a: f64, b: f64) -> f64 {
+    let (u, v) = (a * b, b.sin());
+    let w = scaled_pair(v, (1.5, [u]));
+    let (mut s, mut t) = (0.0, 0.0);
+    (s, t) = (u, v);
+    w + scaled_pair(s, (t, [2.0]))
 }
 
 fn plain_weight(p: (f64, [f64; 1])) -> f64 {
@@ -257,5 +277,31 @@ fn tangents_of_values_copied_into_carried_ones() {
         assert_close(h[0][0], b, 1e-10, "d2/da2");
         assert_close(h[0][1], a, 1e-10, "d2/da db");
         assert_close(h[1][1], 0.0, 1e-10, "d2/db2");
+    }
+}
+
+#[test]
+fn tuples_of_names_bound_by_tuple_patterns() {
+    let mut inputs = Inputs(36_104);
+    for _ in 0..16 {
+        let (a, b) = (inputs.next(), inputs.next());
+        let (u, v) = (a * b, b.sin());
+        let value = 1.5 * v + u * v * v + u * v + 2.0 * u * u;
+        let (du, dv) = (v * v + v + 4.0 * u, 1.5 + 2.0 * u * v + u);
+        let (f, (ga, gb)) = from_tuple_patterns_grad(a, b);
+        assert_close(f, from_tuple_patterns(a, b), 1e-12, "value");
+        assert_close(f, value, 1e-12, "value by hand");
+        assert_close(ga, b * du, 1e-12, "d/da");
+        assert_close(gb, a * du + b.cos() * dv, 1e-12, "d/db");
+        let value_at = |p: &[f64]| from_tuple_patterns(p[0], p[1]);
+        assert_fd_gradient(value_at, &[a, b], &[ga, gb], "from_tuple_patterns");
+        let (_, _, h) = from_tuple_patterns_hessian(a, b);
+        let grad = |p: &[f64]| {
+            let (ga, gb) = from_tuple_patterns_grad(p[0], p[1]).1;
+            vec![ga, gb]
+        };
+        assert_hessian_fd(&h, grad, &[a, b], 1e-6, "from_tuple_patterns Hessian");
+        // d2/da2 = b d(du)/da = b (4 b).
+        assert_close(h[0][0], 4.0 * b * b, 1e-10, "d2/da2");
     }
 }

@@ -301,16 +301,28 @@ impl ArrayNames {
     }
 
     /// `target` (`out[i]`, `s`, `*e`) written with `value`: its name joins `from_params` (and `from_any`)
-    /// where `value` names one of them.
+    /// where `value` names one of them. A destructuring assignment (`(s, t) = (t, x);`) writes each name
+    /// of the tuple.
     fn written(&mut self, target: &Expr, value: &Expr) {
-        let Some(name) = written_name(target) else {
-            return;
-        };
-        if self.mentions_params(value) && !self.from_params.contains(&name) {
-            self.from_params.push(name.clone());
+        match target {
+            Expr::Tuple(t) => t.elems.iter().for_each(|e| self.written(e, value)),
+            Expr::Paren(p) => self.written(&p.expr, value),
+            _ => {
+                if let Some(name) = written_name(target) {
+                    self.joins(&name, value);
+                }
+            }
         }
-        if Self::mentions(&self.from_any, value) && !self.from_any.contains(&name) {
-            self.from_any.push(name);
+    }
+
+    /// `name`, bound or written with `value`, joins `from_params` (and `from_any`) where `value` names
+    /// one of them.
+    fn joins(&mut self, name: &str, value: &Expr) {
+        if self.mentions_params(value) && !self.from_params.iter().any(|n| n == name) {
+            self.from_params.push(name.to_string());
+        }
+        if Self::mentions(&self.from_any, value) && !self.from_any.iter().any(|n| n == name) {
+            self.from_any.push(name.to_string());
         }
     }
 
@@ -346,16 +358,16 @@ impl<'ast> syn::visit::Visit<'ast> for ArrayNames {
             Pat::Type(t) => (&*t.pat, Some(&*t.ty)),
             other => (other, None),
         };
+        // Every name the pattern binds (`let (p0, p1) = (p.0, p.1[0]);`) joins where the value names
+        // a parameter.
+        if let Some(init) = local.init.as_ref() {
+            let mut bound = Vec::new();
+            bound_names(pat, &mut bound);
+            for name in &bound {
+                self.joins(name, &init.expr);
+            }
+        }
         let Pat::Ident(pi) = pat else { return };
-        let name = pi.ident.to_string();
-        let init = local.init.as_ref().map(|i| &*i.expr);
-        if init.is_some_and(|i| self.mentions_params(i)) && !self.from_params.contains(&name) {
-            self.from_params.push(name.clone());
-        }
-        if init.is_some_and(|i| Self::mentions(&self.from_any, i)) && !self.from_any.contains(&name)
-        {
-            self.from_any.push(name);
-        }
         let arity = match (
             ty.and_then(tuple_elems),
             local.init.as_ref().map(|i| &*i.expr),
@@ -1343,5 +1355,21 @@ mod tests {
             "{body}"
         );
         assert!(body.contains("plain_ref (& (s , 2.0))"), "{body}");
+    }
+
+    #[test]
+    fn names_of_tuple_patterns_and_destructuring_assignments_are_read() {
+        let mut item: syn::ItemFn = syn::parse_quote! {
+            fn f(a: f64) -> f64 {
+                let (u, v) = (a * 2.0, 1.0);
+                let (mut s, mut t) = (0.0, 0.0);
+                (s, t) = (v, a);
+                g(1.0, (u, [2.0])) + g(1.0, (t, [2.0]))
+            }
+        };
+        pass_parts(&mut item);
+        let body = item.block.to_token_stream().to_string();
+        assert!(body.contains("__g_split (1.0 , u , [2.0])"), "{body}");
+        assert!(body.contains("__g_split (1.0 , t , [2.0])"), "{body}");
     }
 }
