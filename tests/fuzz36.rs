@@ -67,7 +67,7 @@ fn carried_parameter(a: f64, b: f64) -> f64 {
     let mut s = b;
     let mut t = 0.5;
     for _ in 0..3 {
-        s = t * s;
+        s *= t;
         t = a;
     }
     s
@@ -82,9 +82,9 @@ fn scaled_pair<T: Float>(s: T, p: (T, [T; 1])) -> T {
 #[differentiable(order = 2)]
 fn from_tuple_patterns(a: f64, b: f64) -> f64 {
     let (u, v) = (a * b, b.sin());
-    let w = scaled_pair(v, (1.5, [u]));
-    let (mut s, mut t) = (0.0, 0.0);
-    (s, t) = (u, v);
+    let (mut s, mut t) = (0.5, 0.25);
+    let w = scaled_pair(v, (s + 1.0, [u]));
+    (s, t) = (u, v * t * 4.0);
     w + scaled_pair(s, (t, [2.0]))
 }
 
