@@ -17,6 +17,11 @@
 //! were all such names went to the callee as written (`__array` not found, and a "no derivative" error;
 //! `--forms --sugar --seed 36024`, program 93, in a nested `fn`).
 //!
+//! `let (t, u) = match k { n if n < 1 => pair(..), _ => pair(..) };`, a `match` with a guard whose arms are
+//! calls returning a tuple, was "the macro cannot tell the shape of this tuple" (`--seed 36028`, program
+//! 36): the guard is rewritten into a block ending in an `if`, and only an `if` or `match` written as the
+//! value itself had its tuple split into one value per component.
+//!
 //! Checked against the analytic derivatives and central differences (`common`, no code shared with the
 //! macro), and at `order = 2` against differences of the gradient.
 
@@ -86,6 +91,21 @@ fn from_tuple_patterns(a: f64, b: f64) -> f64 {
     let w = scaled_pair(v, (s + 1.0, [u]));
     (s, t) = (u, v * t * 4.0);
     w + scaled_pair(s, (t, [2.0]))
+}
+
+#[differentiable]
+fn pair<T: Float>(xs: &[T], s: T) -> (T, T) {
+    (xs[0] * s, s * s)
+}
+
+/// A tuple-valued call in each arm of a `match` with a guard.
+#[differentiable(order = 2)]
+fn pairs_chosen_by_a_guard(a: f64, xs: &[f64], k: usize) -> f64 {
+    let (t, u) = match k % 3 {
+        n if n < 1 => pair(xs, -a),
+        _ => pair(xs, xs[1]),
+    };
+    t + u * a
 }
 
 fn plain_weight(p: (f64, [f64; 1])) -> f64 {
@@ -303,5 +323,54 @@ fn tuples_of_names_bound_by_tuple_patterns() {
         assert_hessian_fd(&h, grad, &[a, b], 1e-6, "from_tuple_patterns Hessian");
         // d2/da2 = b d(du)/da = b (4 b).
         assert_close(h[0][0], 4.0 * b * b, 1e-10, "d2/da2");
+    }
+}
+
+#[test]
+fn tuples_of_calls_chosen_by_a_guard() {
+    let mut inputs = Inputs(36_105);
+    for _ in 0..16 {
+        let (a, xs) = (inputs.next(), inputs.vec(2));
+        for k in 0..3 {
+            // k = 0: (-a x0, a^2); else (x0 x1, x1^2).
+            let (value, by_hand, hessian) = if k == 0 {
+                (
+                    -a * xs[0] + a * a * a,
+                    [-xs[0] + 3.0 * a * a, -a, 0.0],
+                    [[6.0 * a, -1.0, 0.0], [-1.0, 0.0, 0.0], [0.0; 3]],
+                )
+            } else {
+                (
+                    xs[0] * xs[1] + a * xs[1] * xs[1],
+                    [xs[1] * xs[1], xs[1], xs[0] + 2.0 * a * xs[1]],
+                    [
+                        [0.0, 0.0, 2.0 * xs[1]],
+                        [0.0, 0.0, 1.0],
+                        [2.0 * xs[1], 1.0, 2.0 * a],
+                    ],
+                )
+            };
+            let (v, (ga, gx)) = pairs_chosen_by_a_guard_grad(a, &xs, k);
+            assert_close(v, pairs_chosen_by_a_guard(a, &xs, k), 1e-12, "value");
+            assert_close(v, value, 1e-12, "value by hand");
+            let flat = [ga, gx[0], gx[1]];
+            for i in 0..3 {
+                assert_close(flat[i], by_hand[i], 1e-12, "gradient by hand");
+            }
+            let point = [a, xs[0], xs[1]];
+            let value_at = |p: &[f64]| pairs_chosen_by_a_guard(p[0], &p[1..], k);
+            assert_fd_gradient(value_at, &point, &flat, "pairs_chosen_by_a_guard");
+            let (_, _, h) = pairs_chosen_by_a_guard_hessian(a, &xs, k);
+            let grad = |p: &[f64]| {
+                let (ga, gx) = pairs_chosen_by_a_guard_grad(p[0], &p[1..], k).1;
+                vec![ga, gx[0], gx[1]]
+            };
+            assert_hessian_fd(&h, grad, &point, 1e-6, "pairs_chosen_by_a_guard Hessian");
+            for (row, want) in h.iter().zip(&hessian) {
+                for (&got, &want) in row.iter().zip(want) {
+                    assert_close(got, want, 1e-10, "Hessian by hand");
+                }
+            }
+        }
     }
 }
