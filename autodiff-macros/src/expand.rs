@@ -56,7 +56,7 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
     );
     // Tuple parameters holding arrays: through a copy taking their parts (`tuples.rs`), which callers
     // call with the parts.
-    crate::tuples::pass_parts(&mut item, args.wrt.as_deref());
+    crate::tuples::pass_parts(&mut item);
     let found = method_derivative_marker(&item);
     if crate::tuples::applies(&item) {
         let expanded = crate::tuples::expand(&item, args, errors, expand_fn);

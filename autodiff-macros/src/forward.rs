@@ -278,6 +278,9 @@ fn tangents_needed(f: &Function, e: &Emitter, returned: &Operand) -> BTreeSet<Va
                     .filter(|v| activity.is_active_var(*v)),
             );
             need.extend(active_vars(l.inits.iter().collect()));
+            // What the body yields for a carried value, also one made before the loop (`t = t7;`, `t = a;`
+            // copy it, with no value of the body between).
+            need.extend(active_vars(l.body.yields.iter().collect()));
         }
     }
     fixpoint(&stmts, &mut need, |stmt, need, added| match stmt {

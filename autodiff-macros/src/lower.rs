@@ -720,8 +720,9 @@ impl Lowering<'_> {
                     }
                 }
                 let value = self.lower_expr(init, None);
-                // A tuple as the value of an `if` or `match`: one value per component.
-                if matches!(strip_parens(init), Expr::If(_) | Expr::Match(_)) {
+                // A tuple as the value of an `if` or `match`, also the last of a block (`{ let s = k; if
+                // .. }`, as a `match` guard is rewritten): one value per component.
+                if ends_in_branching(init) {
                     if let Some(parts) = self.split_branching_value(&value, tuple.elems.len()) {
                         for (part, p) in parts.into_iter().zip(&tuple.elems) {
                             self.bind_pattern(p, part);
@@ -1540,11 +1541,64 @@ fn differentiable_as_written(f: &syn::ItemFn) -> bool {
             .is_some_and(|sig| errors.len() == 0 && sig.active().count() > 0)
 }
 
+/// Is `expr` an `if` or `match`, or a block whose value is one (`{ let s = k; if s < 1 { .. } else { .. } }`)?
+fn ends_in_branching(expr: &Expr) -> bool {
+    match strip_parens(expr) {
+        Expr::If(_) | Expr::Match(_) => true,
+        Expr::Block(b) if b.label.is_none() => match b.block.stmts.last() {
+            Some(syn::Stmt::Expr(tail, None)) => ends_in_branching(tail),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::args::Args;
     use crate::ir::Stmt;
+
+    #[test]
+    fn a_block_ending_in_an_if_is_a_branching_value() {
+        let branching: [Expr; 3] = [
+            syn::parse_quote!(if c { f(x) } else { g(x) }),
+            syn::parse_quote!({
+                let s = k;
+                if s < 1 {
+                    f(x)
+                } else {
+                    g(x)
+                }
+            }),
+            syn::parse_quote!({
+                let s = k;
+                {
+                    match s {
+                        0 => f(x),
+                        _ => g(x),
+                    }
+                }
+            }),
+        ];
+        assert!(branching.iter().all(ends_in_branching));
+        let not: [Expr; 3] = [
+            syn::parse_quote!(f(x)),
+            syn::parse_quote!({
+                let s = k;
+                f(s)
+            }),
+            syn::parse_quote!({
+                if c {
+                    f(x)
+                } else {
+                    g(x)
+                };
+                f(x)
+            }),
+        ];
+        assert!(!not.iter().any(ends_in_branching));
+    }
 
     #[test]
     fn operators_are_written_as_they_print() {

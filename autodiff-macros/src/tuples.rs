@@ -64,25 +64,21 @@ struct Split {
 /// tuple parameter holding one) call the callee's split copy with the tuple's parts instead: the callee,
 /// taking such a tuple, is split too, and its copy computes the same value. What is an array is read from
 /// the syntax: array parameters and parts, array literals, `vec![..]`, sub-slices, and locals bound to
-/// those or annotated with an array type. `wrt` is the attribute's list, where it has one: a parameter
-/// outside it is constant as an integer is, and a tuple computed from it alone may go to a plain function.
-pub(crate) fn pass_parts(item: &mut syn::ItemFn, wrt: Option<&[Ident]>) {
+/// those or annotated with an array type. A float parameter outside `wrt(..)` counts as one inside it:
+/// the items other differentiable functions call (the hidden sweeps, `maybe.rs`) differentiate every float
+/// parameter, and a call passing a tuple is never one they may make without the callee's derivatives.
+/// `stop_gradient(t)` is a constant (the error at such a call of a plain function says to write it).
+pub(crate) fn pass_parts(item: &mut syn::ItemFn) {
     use syn::visit::Visit;
     let mut names = ArrayNames::default();
     for input in &item.sig.inputs {
         let FnArg::Typed(pt) = input else { continue };
-        // An integer or `bool` parameter (or a slice, array or `Vec` of them), or one outside `wrt(..)`,
-        // is never differentiated: a tuple computed from it alone (`(0.5, k as f64)`) is constant, and
-        // may go to a plain function.
+        // An integer or `bool` parameter (or a slice, array or `Vec` of them) is never differentiated: a
+        // tuple computed from it alone (`(0.5, k as f64)`) is constant, and may go to a plain function.
         let mut bound = Vec::new();
         bound_names(&pt.pat, &mut bound);
         if !holds_integers_only(&pt.ty) {
-            names.from_params.extend(
-                bound
-                    .iter()
-                    .filter(|name| wrt.is_none_or(|wrt| wrt.iter().any(|w| w == name)))
-                    .cloned(),
-            );
+            names.from_params.extend(bound.iter().cloned());
         }
         names.from_any.extend(bound);
         match (&*pt.pat, tuple_elems(&pt.ty)) {
@@ -242,6 +238,13 @@ impl ArrayNames {
                 }
                 syn::visit::visit_path(self, p);
             }
+            // `stop_gradient(t)` is a constant whatever it names: `(stop_gradient(t), [1.0])` may go
+            // to a plain function, as the error for a call of one with a differentiated tuple says.
+            fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+                if !matches!(&*c.func, Expr::Path(p) if crate::lower::is_stop_gradient(p)) {
+                    syn::visit::visit_expr_call(self, c);
+                }
+            }
             // `vec![x[1]; 3]`: a macro's tokens, which syn leaves unparsed, by their names.
             fn visit_macro(&mut self, m: &'ast syn::Macro) {
                 fn names(tokens: TokenStream, of: &[String]) -> bool {
@@ -298,16 +301,28 @@ impl ArrayNames {
     }
 
     /// `target` (`out[i]`, `s`, `*e`) written with `value`: its name joins `from_params` (and `from_any`)
-    /// where `value` names one of them.
+    /// where `value` names one of them. A destructuring assignment (`(s, t) = (t, x);`) writes each name
+    /// of the tuple.
     fn written(&mut self, target: &Expr, value: &Expr) {
-        let Some(name) = written_name(target) else {
-            return;
-        };
-        if self.mentions_params(value) && !self.from_params.contains(&name) {
-            self.from_params.push(name.clone());
+        match target {
+            Expr::Tuple(t) => t.elems.iter().for_each(|e| self.written(e, value)),
+            Expr::Paren(p) => self.written(&p.expr, value),
+            _ => {
+                if let Some(name) = written_name(target) {
+                    self.joins(&name, value);
+                }
+            }
         }
-        if Self::mentions(&self.from_any, value) && !self.from_any.contains(&name) {
-            self.from_any.push(name);
+    }
+
+    /// `name`, bound or written with `value`, joins `from_params` (and `from_any`) where `value` names
+    /// one of them.
+    fn joins(&mut self, name: &str, value: &Expr) {
+        if self.mentions_params(value) && !self.from_params.iter().any(|n| n == name) {
+            self.from_params.push(name.to_string());
+        }
+        if Self::mentions(&self.from_any, value) && !self.from_any.iter().any(|n| n == name) {
+            self.from_any.push(name.to_string());
         }
     }
 
@@ -343,16 +358,16 @@ impl<'ast> syn::visit::Visit<'ast> for ArrayNames {
             Pat::Type(t) => (&*t.pat, Some(&*t.ty)),
             other => (other, None),
         };
+        // Every name the pattern binds (`let (p0, p1) = (p.0, p.1[0]);`) joins where the value names
+        // a parameter.
+        if let Some(init) = local.init.as_ref() {
+            let mut bound = Vec::new();
+            bound_names(pat, &mut bound);
+            for name in &bound {
+                self.joins(name, &init.expr);
+            }
+        }
         let Pat::Ident(pi) = pat else { return };
-        let name = pi.ident.to_string();
-        let init = local.init.as_ref().map(|i| &*i.expr);
-        if init.is_some_and(|i| self.mentions_params(i)) && !self.from_params.contains(&name) {
-            self.from_params.push(name.clone());
-        }
-        if init.is_some_and(|i| Self::mentions(&self.from_any, i)) && !self.from_any.contains(&name)
-        {
-            self.from_any.push(name);
-        }
         let arity = match (
             ty.and_then(tuple_elems),
             local.init.as_ref().map(|i| &*i.expr),
@@ -1230,7 +1245,7 @@ mod tests {
                 a + acc
             }
         };
-        pass_parts(&mut item, None);
+        pass_parts(&mut item);
         let body = item.block.to_token_stream().to_string();
         assert!(
             body.contains("__g_split (1.0 , out [1] , [0.5] , & mut out)"),
@@ -1247,7 +1262,7 @@ mod tests {
                 g(1.0, (out[1], [0.5]), &mut out)
             }
         };
-        pass_parts(&mut item, None);
+        pass_parts(&mut item);
         let body = item.block.to_token_stream().to_string();
         assert!(
             body.contains("__g_split (1.0 , out [1] , [0.5] , & mut out)"),
@@ -1261,7 +1276,7 @@ mod tests {
                 s * g(1.0, (out[1], [0.5])) * g(1.0, (acc, [0.5]))
             }
         };
-        pass_parts(&mut item, None);
+        pass_parts(&mut item);
         let body = item.block.to_token_stream().to_string();
         assert!(body.contains("g (1.0 , (out [1] , [0.5]))"), "{body}");
         assert!(body.contains("g (1.0 , (acc , [0.5]))"), "{body}");
@@ -1275,7 +1290,7 @@ mod tests {
                 g(&t) + g(&(a, 1.0)) + g(&p) + h(t)
             }
         };
-        pass_parts(&mut item, None);
+        pass_parts(&mut item);
         let body = item.block.to_token_stream().to_string();
         assert!(body.contains("__g_split (t . 0 , t . 1)"), "{body}");
         assert!(body.contains("__g_split (a , 1.0)"), "{body}");
@@ -1288,7 +1303,7 @@ mod tests {
                 a * helper(&c) * helper(&(1.0, 3.0))
             }
         };
-        pass_parts(&mut item, None);
+        pass_parts(&mut item);
         let body = item.block.to_token_stream().to_string();
         assert!(body.contains("helper (& c)"), "{body}");
         assert!(body.contains("helper (& (1.0 , 3.0))"), "{body}");
@@ -1300,7 +1315,7 @@ mod tests {
                 a * weigh(&w, 3.0) + flat(&(k as f64, 1.0), a) + flat(&(idx[0] as f64, 1.0), 2.0)
             }
         };
-        pass_parts(&mut item, None);
+        pass_parts(&mut item);
         let body = item.block.to_token_stream().to_string();
         assert!(body.contains("weigh (& w , 3.0)"), "{body}");
         assert!(body.contains("__flat_split (k as f64 , 1.0 , a)"), "{body}");
@@ -1316,8 +1331,45 @@ mod tests {
                 helper(&c, a)
             }
         };
-        pass_parts(&mut item, None);
+        pass_parts(&mut item);
         let body = item.block.to_token_stream().to_string();
         assert!(body.contains("helper (& c , a)"), "{body}");
+    }
+
+    #[test]
+    fn tuples_of_float_parameters_are_split_unless_stopped() {
+        // `xs` is differentiated by the hidden sweeps whatever `wrt(..)` says: the tuple computed from it
+        // alone goes to the split copy; one of `stop_gradient(..)` is constant, left as written.
+        let mut item: syn::ItemFn = syn::parse_quote! {
+            fn f(a: f64, xs: &[f64], t: f64) -> f64 {
+                let m = xs[1] * 2.0;
+                let s = stop_gradient(t);
+                a * g(xs[0], (m, [xs[0]])) * plain((stop_gradient(t), [1.0])) * plain_ref(&(s, 2.0))
+            }
+        };
+        pass_parts(&mut item);
+        let body = item.block.to_token_stream().to_string();
+        assert!(body.contains("__g_split (xs [0] , m , [xs [0]])"), "{body}");
+        assert!(
+            body.contains("plain ((stop_gradient (t) , [1.0]))"),
+            "{body}"
+        );
+        assert!(body.contains("plain_ref (& (s , 2.0))"), "{body}");
+    }
+
+    #[test]
+    fn names_of_tuple_patterns_and_destructuring_assignments_are_read() {
+        let mut item: syn::ItemFn = syn::parse_quote! {
+            fn f(a: f64) -> f64 {
+                let (u, v) = (a * 2.0, 1.0);
+                let (mut s, mut t) = (0.0, 0.0);
+                (s, t) = (v, a);
+                g(1.0, (u, [2.0])) + g(1.0, (t, [2.0]))
+            }
+        };
+        pass_parts(&mut item);
+        let body = item.block.to_token_stream().to_string();
+        assert!(body.contains("__g_split (1.0 , u , [2.0])"), "{body}");
+        assert!(body.contains("__g_split (1.0 , t , [2.0])"), "{body}");
     }
 }

@@ -84,14 +84,19 @@ impl Gen {
             ),
         };
         let mut body = Vec::new();
+        let arrays_read: Vec<String> = inner.arrays.iter().map(|a| a.name.clone()).collect();
         let rest = if self.rng.chance(0.5) {
             let want = self.rng.range(1, 2);
             self.block(&mut inner, &c, budget, want)
         } else {
             Vec::new()
         };
-        // The step first or last: statements before it change what it reads.
-        if self.rng.chance(0.5) {
+        // The step first or last: statements before it change what it reads. First where they shadow an
+        // array the step may index (`let xs: f64 = ..;`), which would make `xs[i]` index a float.
+        let shadowed = arrays_read
+            .iter()
+            .any(|name| !inner.arrays.iter().any(|a| &a.name == name));
+        if shadowed || self.rng.chance(0.5) {
             body.push(step);
             body.extend(rest);
         } else {
