@@ -28,7 +28,9 @@
 mod common;
 
 use autodiff::Differentiable;
-use common::probe::{assert_near, assert_vec_near, dot, fd1, fd_columns, fd_gradient, Lcg};
+use common::probe::{
+    assert_near, assert_vec_near, check_third_at, dot, fd1, fd_columns, fd_gradient, Lcg,
+};
 
 /// The gradient `g` against central differences of `f` at `x`.
 #[track_caller]
@@ -67,23 +69,6 @@ fn jac_check(what: &str, f: &dyn Fn(&[f64]) -> Vec<f64>, x: &[f64], jac: &[Vec<f
             let at = format!("{what} at {x:?}: J[{i}][{j}]");
             assert_near(jac[i][j], cols[j][i], 1e-6, 1.0, &at);
         }
-    }
-}
-
-/// `f_derivatives` of order 3 against central differences of its own lower entries.
-#[track_caller]
-fn third_check(what: &str, d: &dyn Fn(f64) -> [f64; 4], x: f64) {
-    let ds = d(x);
-    for k in 1..4 {
-        let fd = fd1(&|y| d(y)[k - 1], x, 1e-6);
-        let scale = ds[k].abs().max(fd.abs());
-        assert_near(
-            ds[k],
-            fd,
-            1e-5,
-            scale,
-            &format!("{what} at {x}: derivative {k}"),
-        );
     }
 }
 
@@ -407,13 +392,13 @@ fn recursion_at_order_3() {
     for _ in 0..5 {
         let x = rng.uniform(-2.0, 2.0);
         for n in 0..4 {
-            third_check(&format!("tower n={n}"), &|y| tower_derivatives(y, n), x);
-            third_check(
+            check_third_at(&format!("tower n={n}"), &|y| tower_derivatives(y, n), x);
+            check_third_at(
                 &format!("even n={n}"),
                 &|y| even_derivatives(y, n as u32),
                 x,
             );
-            third_check(&format!("odd n={n}"), &|y| odd_derivatives(y, n as u32), x);
+            check_third_at(&format!("odd n={n}"), &|y| odd_derivatives(y, n as u32), x);
             let d = tower_derivatives(x, n);
             assert_near(d[0], tower(x, n), 1e-14, 1.0, "tower value");
             let (_, g) = tower_grad(x, n);
@@ -983,7 +968,7 @@ fn output_parameters_registered_and_custom_gradients_at_higher_order() {
 
         // erf at order 3.
         let t = rng.uniform(-2.0, 2.0);
-        third_check("erf_sq", &|y| erf_sq_derivatives(y), t);
+        check_third_at("erf_sq", &|y| erf_sq_derivatives(y), t);
         let e = libm::erf(0.5 * t);
         let de = (-(0.25 * t * t)).exp() / std::f64::consts::PI.sqrt();
         let d = erf_sq_derivatives(t);
@@ -1190,7 +1175,7 @@ fn tuples_owned_values_generic_helpers_and_loops() {
     let mut rng = Lcg::new(3611);
     for _ in 0..5 {
         let t = rng.uniform(-1.5, 1.5);
-        third_check("prod3", &|y| prod3_derivatives(y), t);
+        check_third_at("prod3", &|y| prod3_derivatives(y), t);
         let fs = [
             t.sin() + 2.0,
             (t + 1.0).sin() + 2.0,
@@ -1605,7 +1590,7 @@ fn generic_impls_vec_matches_custom_third_order_and_whole_structs() {
         hess_check("Grid::energy_hessian", &grad, &flat, &h);
 
         let t = rng.uniform(0.1, 2.0) * if rng.unit() < 0.5 { -1.0 } else { 1.0 };
-        third_check("soft3", &|y| soft3_derivatives(y), t);
+        check_third_at("soft3", &|y| soft3_derivatives(y), t);
         let d = soft3_derivatives(t);
         let u = 2.0 * t;
         let s = u / (1.0 + u.abs());
@@ -1618,7 +1603,7 @@ fn generic_impls_vec_matches_custom_third_order_and_whole_structs() {
         );
 
         let a = rng.uniform(0.2, 0.8);
-        third_check("fixed", &|y| fixed_derivatives(y), a);
+        check_third_at("fixed", &|y| fixed_derivatives(y), a);
         // Implicit: x = a cos x gives x' = cos x / (1 + a sin x).
         let d = fixed_derivatives(a);
         let xstar = d[0];
@@ -1663,7 +1648,7 @@ fn generic_impls_vec_matches_custom_third_order_and_whole_structs() {
             s: rng.uniform(-1.0, 1.0),
         };
         let xv = rng.uniform(-1.0, 1.0);
-        third_check("Shift::at", &|y| sh.clone().at_derivatives(y), xv);
+        check_third_at("Shift::at", &|y| sh.clone().at_derivatives(y), xv);
         let e = ((xv - sh.s) * xv).exp();
         let q = 2.0 * xv - sh.s;
         assert_near(
@@ -2453,7 +2438,7 @@ fn duals_optimisers_owned_matrices_strides_and_constants() {
             10.0 * c / (27.0 * a * a * a),
         ];
         assert_vec_near(&d, &e, 1e-8, "cbrt_newton by hand");
-        third_check("cbrt_newton", &|y| cbrt_newton_derivatives(y), a);
+        check_third_at("cbrt_newton", &|y| cbrt_newton_derivatives(y), a);
     }
 }
 
@@ -2919,7 +2904,7 @@ fn generic_third_order_methods_custom_third_order_and_zipped_fields() {
             n: 2,
         };
         let x = rng.uniform(-1.0, 1.0);
-        third_check("Cheb::eval", &|y| ch.eval_derivatives(y), x);
+        check_third_at("Cheb::eval", &|y| ch.eval_derivatives(y), x);
         // T_0..T_3 = 1, x, 2x² - 1, 4x³ - 3x; times 2.
         let c = &ch.c;
         let e = [
@@ -2973,7 +2958,7 @@ fn generic_third_order_methods_custom_third_order_and_zipped_fields() {
         hess_check("bags_hessian", &grad, &all, &h);
 
         let t = rng.uniform(-1.5, 1.5);
-        third_check("custom3", &|y| custom3_derivatives(y), t);
+        check_third_at("custom3", &|y| custom3_derivatives(y), t);
         let d = custom3_derivatives(t);
         // sin(x) x² + x.
         let e1 = t.cos() * t * t + 2.0 * t * t.sin() + 1.0;
@@ -3013,7 +2998,7 @@ fn from_of_the_own_float_type_at_order_3() {
             6.0 * c - 6.0 * x * s - x * x * c,
         ];
         assert_vec_near(&d, &e, 1e-12, "own by hand");
-        third_check("own", &|y| own_derivatives(y), x);
+        check_third_at("own", &|y| own_derivatives(y), x);
         let (_, g) = own_grad(x as f32);
         assert_near(g as f64, e[1], 1e-5, 1.0, "own in f32");
     }

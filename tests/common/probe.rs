@@ -434,19 +434,24 @@ pub fn check_vector(
 pub fn check_third(name: &str, d: fn(f64) -> [f64; 4], points: usize, lo: f64, hi: f64) {
     let mut rng = Lcg::new(seed_of(name));
     for _ in 0..points {
-        let x = rng.uniform(lo, hi);
-        let ds = d(x);
-        for k in 1..4 {
-            let fd = fd1(&|y| d(y)[k - 1], x, 1e-6);
-            let scale = ds[k].abs().max(fd.abs());
-            assert_near(
-                ds[k],
-                fd,
-                1e-5,
-                scale,
-                &format!("{name} at {x}: derivative {k}"),
-            );
-        }
+        check_third_at(name, &d, rng.uniform(lo, hi));
+    }
+}
+
+/// `order = 3` at one point: `f_derivatives` against central differences of its own lower entries.
+#[track_caller]
+pub fn check_third_at(name: &str, d: &dyn Fn(f64) -> [f64; 4], x: f64) {
+    let ds = d(x);
+    for k in 1..4 {
+        let fd = fd1(&|y| d(y)[k - 1], x, 1e-6);
+        let scale = ds[k].abs().max(fd.abs());
+        assert_near(
+            ds[k],
+            fd,
+            1e-5,
+            scale,
+            &format!("{name} at {x}: derivative {k}"),
+        );
     }
 }
 
