@@ -534,7 +534,8 @@ impl Eval {
         e
     }
 
-    /// `f_derivatives`' `[f, f', f'', ..]` as a value, a gradient of one and a Hessian of one.
+    /// `f_derivatives`' `[f, f', f'', ..]` as a value, a gradient of one and a Hessian of one; the
+    /// derivatives past the second (`order = 3` and up, `--order3`) as `product`.
     pub fn derivatives<T: Flat + 'static>(d: &[T]) -> Self {
         let d: Vec<f64> = d.iter().flat_map(flat_of).collect();
         let at = |k: usize| d.get(k).copied().unwrap_or(f64::NAN);
@@ -544,7 +545,7 @@ impl Eval {
             hessian: Some(vec![vec![at(2)]]),
             single: core::any::TypeId::of::<T>() == core::any::TypeId::of::<f32>(),
             weights: Vec::new(),
-            product: Vec::new(),
+            product: d.get(3..).map(<[f64]>::to_vec).unwrap_or_default(),
         }
     }
 
@@ -762,6 +763,7 @@ fn check_points(f: Check, c: &Config) -> String {
         ("f_hvp", seen.hvp),
         ("f_grad_into", seen.into),
         ("f_derivatives", seen.derivatives),
+        ("the third derivative", seen.third),
         ("f_jacobian", seen.jacobian),
     ] {
         if yes {
@@ -777,6 +779,7 @@ struct Seen {
     hvp: bool,
     into: bool,
     derivatives: bool,
+    third: bool,
     jacobian: bool,
 }
 
@@ -871,6 +874,11 @@ impl Point<'_> {
                     d.value, base.value, base.gradient
                 ));
             }
+            if let Some(&d3) = d.product.first() {
+                if third(f, c, src, d2, d3, base.single, &here)? {
+                    seen.third = true;
+                }
+            }
         }
         if hessian.is_none() {
             if let Some(j) = ask(Ask::Jacobian)? {
@@ -940,6 +948,40 @@ fn compare_gradient(
         }
     }
     Ok(true)
+}
+
+/// `f_derivatives`' third derivative `d3` (of `order = 3`, `--order3`) against central differences of its
+/// second (`d2` at the point) along the one active float of `src`: `Ok(true)` if they agree, `Ok(false)` if
+/// the differences are not finite or the active float is not known, else why not. The oracle is the second
+/// derivative, which the census checks against differences of `f_grad`, and those against differences of
+/// the value.
+fn third(f: Check, c: &Config, src: &Source, d2: f64, d3: f64, single: bool, here: &str) -> Result<bool, String> {
+    let Some(i) = src.gradient_inputs(1).first().and_then(|a| a.first().copied()) else {
+        return Ok(false);
+    };
+    let x = src.values[i];
+    let step = if single { 1e-2 } else { 1e-5 } * x.abs().max(1.0);
+    let at = |d: f64| {
+        let mut s = src.replay();
+        s.values[i] = x + d;
+        quietly(|| f(c, &mut s, Ask::Derivatives)).map(|e| e.hessian.map_or(f64::NAN, |h| h[0][0]))
+    };
+    let (Ok(plus), Ok(minus)) = (at(step), at(-step)) else {
+        return Err(format!("panic f_derivatives panicked next to the point ({here})"));
+    };
+    let fd = (plus - minus) / (2.0 * step);
+    if !fd.is_finite() {
+        return Ok(false);
+    }
+    let tol = if single { 2e-2 } else { 1e-5 };
+    let scale = d2.abs().max(d3.abs()).max(fd.abs()).max(1.0);
+    if (d3 - fd).abs() <= tol * scale || d3 == fd {
+        Ok(true)
+    } else {
+        Err(format!(
+            "wrong f_derivatives' third derivative {d3:e}, central differences of its second give {fd:e} ({here})"
+        ))
+    }
 }
 
 /// `hessian` against central differences of `f_grad` over the inputs `active` of the point `src`: `Ok(true)`

@@ -57,6 +57,9 @@ struct Options {
     only: Option<String>,
     /// With `--order2`: also build the twins known.txt lists as not compiling.
     recheck_known: bool,
+    /// `--order3`: the `--order2` mode with twins of `order = 3`, whose `f_derivatives` (one scalar input)
+    /// gives a third derivative, checked against central differences of the second.
+    order3: bool,
 }
 
 impl Options {
@@ -92,6 +95,7 @@ fn parse_args() -> Result<Options, String> {
         order2: false,
         only: None,
         recheck_known: false,
+        order3: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -122,11 +126,15 @@ fn parse_args() -> Result<Options, String> {
             "--structs" => o.structs = true,
             "--quiet" => o.quiet = true,
             "--order2" => o.order2 = true,
+            "--order3" => {
+                o.order2 = true;
+                o.order3 = true;
+            }
             "--only" => o.only = Some(value("--only")?),
             "--recheck-known" => o.recheck_known = true,
             "-h" | "--help" => {
                 println!(
-                    "usage: autodiff-fuzz [--seed S] [--programs N] [--no-shrink] [--shrink-secs T] [--strict] [--reference] [--forms] [--sugar] [--scratch] [--vecs] [--structs] [--quiet]\n       autodiff-fuzz --order2 [--strict] [--quiet] [--only PATH-PART] [--recheck-known]"
+                    "usage: autodiff-fuzz [--seed S] [--programs N] [--no-shrink] [--shrink-secs T] [--strict] [--reference] [--forms] [--sugar] [--scratch] [--vecs] [--structs] [--quiet]\n       autodiff-fuzz --order2|--order3 [--strict] [--quiet] [--only PATH-PART] [--recheck-known]"
                 );
                 std::process::exit(0);
             }
@@ -164,6 +172,7 @@ fn main() {
             quiet: opts.quiet,
             only: opts.only.clone(),
             recheck_known: opts.recheck_known,
+            order: if opts.order3 { 3 } else { 2 },
         };
         order2::run(&workspace_root(), &o)
     } else {

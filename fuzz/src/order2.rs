@@ -1,7 +1,7 @@
 //! `autodiff-fuzz --order2`: does every function of the test suites and examples that works at first order
 //! work at `order = 2`?
 //!
-//! Each file of `tests/*.rs` and `examples/*.rs` is parsed with `syn` and copied whole into one of two work crates
+//! Each file of `tests/*.rs` and `examples/*.rs` is parsed with `syn` and copied whole into one of `PARTS` work crates
 //! (as a module; `#[test]` functions become plain ones). Beside every `#[differentiable]` function whose
 //! result is one float, the copy gets a twin `f__o2` with the same body and `order = 2` added to its
 //! attribute (the original stays at first order, so the twin calls the callees as the user wrote them);
@@ -23,6 +23,9 @@
 //! that the harness can make from the point's floats (`shapes.rs`) are parameters like the others, and so is
 //! the receiver of a method, called as `<Ty>::f__o2_hessian(&self_, ..)` (constant unless `wrt(self)`); a
 //! function declared in a body is checked through a copy of the body's items in a module of its own.
+//!
+//! `--order3` gives the twins `order = 3` instead (`Options::order`), and `f_derivatives`' third derivative
+//! is then checked against central differences of its second (`support::third`).
 //!
 //! The known failures are listed in `fuzz/order2/known.txt` (`file::function: reason`); with `--strict`
 //! the run fails on any failure not listed there, on a listed function that now passes, and on a file dropped
@@ -155,12 +158,17 @@ pub struct Options {
     pub recheck_known: bool,
     /// Only files whose path contains this, or one of its comma-separated parts.
     pub only: Option<String>,
+    /// The order the twins get: 2, or 3 with `--order3`, where `f_derivatives` of a function of one
+    /// scalar input gives a third derivative too, checked against central differences of its second.
+    pub order: u32,
 }
 
 /// Runs the mode; `Ok(true)` when something unexpected was found.
 pub fn run(root: &Path, opts: &Options) -> Result<bool, String> {
     let started = Instant::now();
-    let work = root.join("target").join("order2-work");
+    let work = root
+        .join("target")
+        .join(format!("order{}-work", opts.order));
     let src_dir = work.join("src");
     let files_dir = src_dir.join("files");
     if src_dir.exists() {
@@ -280,6 +288,7 @@ pub fn run(root: &Path, opts: &Options) -> Result<bool, String> {
         RootPaths { module: &s.module }.visit_file_mut(&mut ast);
         let shapes = Shapes::collect(&ast);
         let mut rewriter = Rewriter {
+            order: opts.order,
             file: &s.rel,
             entries: &mut entries,
             shapes: &shapes,
@@ -602,6 +611,8 @@ impl VisitMut for Dropper<'_> {
 
 /// Adds the twins and harness functions to a file.
 struct Rewriter<'a> {
+    /// The order of the twins (`Options::order`).
+    order: u32,
     file: &'a str,
     entries: &'a mut Vec<Entry>,
     /// The structs and enums of the file the harness can make.
@@ -1220,6 +1231,7 @@ impl Rewriter<'_> {
                 return None;
             }
         };
+        let order = syn::LitInt::new(&self.order.to_string(), proc_macro2::Span::call_site());
         let mut twin = f.clone();
         Recursion {
             from: &f.sig.ident,
@@ -1240,15 +1252,22 @@ impl Rewriter<'_> {
                     let path = a.path().clone();
                     let has_order = a.to_token_stream().to_string().contains("order");
                     *a = match &a.meta {
+                        // A function's own `order = 2` is raised to the census's order; a higher one
+                        // is kept.
                         syn::Meta::List(l) if has_order => {
-                            let tokens = &l.tokens;
+                            let tokens = l
+                                .tokens
+                                .to_string()
+                                .replace("order = 2", &format!("order = {}", self.order.max(2)));
+                            let tokens: proc_macro2::TokenStream =
+                                tokens.parse().unwrap_or_else(|_| l.tokens.clone());
                             syn::parse_quote!(#[#path(#tokens)])
                         }
                         syn::Meta::List(l) => {
                             let tokens = &l.tokens;
-                            syn::parse_quote!(#[#path(#tokens, order = 2)])
+                            syn::parse_quote!(#[#path(#tokens, order = #order)])
                         }
-                        _ => syn::parse_quote!(#[#path(order = 2)]),
+                        _ => syn::parse_quote!(#[#path(order = #order)]),
                     };
                 }
             }
@@ -1290,7 +1309,7 @@ impl Rewriter<'_> {
                 let (name, vis, generics) = (&twin.sig.ident, &f.vis, &f.sig.generics);
                 let where_clause = &generics.where_clause;
                 twin = syn::parse_quote! {
-                    #[::autodiff::differentiable(order = 2)]
+                    #[::autodiff::differentiable(order = #order)]
                     #[allow(warnings, clippy::all)]
                     #vis fn #name #generics (#(#args: #types),*) -> #value_ty #where_clause {
                         #callee(#(#args),*)
@@ -2215,7 +2234,7 @@ fn report(
     // Of those that match, how many had their `f_jvp` checked against `f_grad` too, and their `f_hvp`,
     // `f_grad_into`, `f_derivatives` against `f_grad` and `f_hessian`.
     let mut forward = 0usize;
-    let (mut hvp, mut into, mut derivatives) = (0usize, 0usize, 0usize);
+    let (mut hvp, mut into, mut derivatives, mut third) = (0usize, 0usize, 0usize, 0usize);
     for e in &in_scope {
         if let Some((key, _)) = &e.compile_error {
             by_cause
@@ -2233,6 +2252,7 @@ fn report(
                 hvp += usize::from(r.contains("f_hvp too"));
                 into += usize::from(r.contains("f_grad_into too"));
                 derivatives += usize::from(r.contains("f_derivatives too"));
+                third += usize::from(r.contains("the third derivative too"));
             }
             Some(r) if r.starts_with("wrong") => {
                 wrong += 1;
@@ -2425,6 +2445,13 @@ fn report(
          {into} with f_grad_into writing f_grad's floats bit for bit into buffers of garbage, {derivatives} \
          with f_derivatives equal to f, f_grad and f_hessian (those of one scalar input)"
     );
+    if opts.order > 2 {
+        println!(
+            "order2: at order {}: {third} with f_derivatives' third derivative equal to central differences \
+             of its second",
+            opts.order
+        );
+    }
     println!(
         "order2: first order, functions of several results (a tuple, array or Vec, or output parameters): {} \
          checked, {} f_vjp match central differences of the results through a cotangent (of those {} with \
