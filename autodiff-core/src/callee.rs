@@ -517,7 +517,7 @@ pub struct NoDerivative;
     note = "if the function is yours, put `#[differentiable]` (or `#[custom_gradient]`) on it",
     note = "if it is not, register its vector-Jacobian product beside the caller: `#[gradient_of(path::to::function)] fn function_vjp(<its parameters>, dy: R) -> G`",
     note = "to use a float it returns as a constant, wrap the call in `autodiff::stop_gradient(..)`; an integer it returns (an index, a count) carries no derivative: say so with its type, `let k: usize = function(..);`",
-    note = "an argument computed from a float parameter that `wrt(..)` leaves out counts too where the call's value is not one scalar (a tuple, an array), an argument is a tuple, the callee is an associated function, or the caller is a method or takes a parameter struct: the items that other differentiable functions call differentiate every float parameter; pass it as `autodiff::stop_gradient(t)`"
+    note = "an argument computed from a float parameter that `wrt(..)` leaves out counts too where the callee is an associated function, or the caller is a method, takes a parameter struct or has output parameters: the items that other differentiable functions call differentiate every float parameter; pass it as `autodiff::stop_gradient(t)`"
 )]
 pub trait HasDerivative {}
 
@@ -621,7 +621,8 @@ pub struct Slot<const THROUGH: bool>;
     message = "a differentiated argument goes to a parameter that the function called leaves out of its `wrt(..)` and passes on to a function without derivatives",
     label = "no derivative comes back through this parameter",
     note = "the function called computes its value from the argument through a function that is not `#[differentiable]` or `#[custom_gradient]`, and no `#[gradient_of]` registers its gradient; as `wrt(..)` leaves the parameter out, the function compiles, but gives no derivative through it",
-    note = "put `#[differentiable]` (or `#[custom_gradient]`, or a `#[gradient_of]` registration) on that function, or pass `autodiff::stop_gradient(..)` as the argument if it is meant as a constant"
+    note = "put `#[differentiable]` (or `#[custom_gradient]`, or a `#[gradient_of]` registration) on that function, or pass `autodiff::stop_gradient(..)` as the argument if it is meant as a constant",
+    note = "where the function called passes the parameter to a call whose value is an array or a tuple, that takes a tuple or that writes an output parameter, it keeps the parameter constant whether or not that callee has derivatives: to differentiate through it, add it to the `wrt(..)` of the function called"
 )]
 pub trait DifferentiatedThrough {}
 

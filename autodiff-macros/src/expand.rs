@@ -2324,11 +2324,26 @@ impl<'a> Generated<'a> {
             // In a generic copy, its calls through `copy_or_as_written!` that only parameters outside
             // `wrt(..)` reach (`maybe::CopyCall`).
             let copy_maybe = maybe::copy_plan(self.f, self.activity, &activity);
+            // Where such a call cannot be chosen at compile time (an array or tuple value, a tuple
+            // argument, an output parameter: `let v = features(c)` with `c` outside `wrt(..)`), the hidden
+            // sweeps keep the parameters outside `wrt(..)` constant, as the function's own sweeps do, and
+            // the companion says no derivative comes back through them (`maybe::constant_through`): so
+            // the call compiles whether or not the callee has derivatives, and a caller differentiating
+            // such a parameter is an error at its call, never a wrong derivative.
+            let constant = maybe.is_none()
+                && own_sweeps
+                && self.sig.outputs().next().is_none()
+                && copy_maybe.is_empty()
+                && maybe::unplanned(self.f, self.activity, &activity);
             let (activity, through) = match &maybe {
                 Some(maybe) => (
                     activity
                         .with_maybe_calls(maybe.calls.iter().chain(&copy_maybe).copied().collect()),
                     Some(maybe.through_const()),
+                ),
+                None if constant => (
+                    activity::analyze(self.f, self.sig, &float_params, &mut Errors::default()),
+                    Some(maybe::constant_through(self.sig, &all)),
                 ),
                 None => (activity.with_maybe_calls(copy_maybe.clone()), None),
             };

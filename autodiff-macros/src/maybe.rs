@@ -147,6 +147,30 @@ pub(crate) fn plan(
     })
 }
 
+/// Whether a call of `f` that only parameters outside `wrt(..)` reach (its arguments active in the hidden
+/// sweeps, `all`, and none in the function's own, `own`) is left where [`plan`] found no maybe calls: a
+/// call whose value is an array or a tuple (`let v = features(c)`), that takes a tuple
+/// (`h((0.5, c))`), or that writes an output parameter (`fill(c, &mut v)`). The hidden sweeps then keep
+/// the parameters outside `wrt(..)` constant ([`constant_through`]).
+pub(crate) fn unplanned(f: &Function, own: &Activity, all: &Activity) -> bool {
+    calls(f).iter().any(|(_, _, args)| {
+        args.iter().any(|a| all.is_active(a)) && !args.iter().any(|a| own.is_active(a))
+    })
+}
+
+// Output: const __AUTODIFF_THROUGH: &'static [bool] = &[true, false];
+/// The companion's declaration where its hidden sweeps keep the parameters outside `wrt(..)` constant
+/// ([`unplanned`]): no derivative comes back through them, so a caller passing a differentiated argument
+/// there is the compile error of `require_through!`, never a zero derivative taken for the true one.
+pub(crate) fn constant_through(own_sig: &Signature, all_sig: &Signature) -> TokenStream {
+    let slots =
+        (own_sig.params.iter().zip(&all_sig.params)).map(|(own, all)| own.active || !all.active);
+    quote! {
+        #[doc(hidden)]
+        pub const __AUTODIFF_THROUGH: &'static [bool] = &[#(#slots),*];
+    }
+}
+
 impl Maybe {
     // Output: const __AUTODIFF_THROUGH: &'static [bool] = &[true, through_of!(bump; 1usize)];
     /// The companion's declaration of the parameters it differentiates through: a parameter outside

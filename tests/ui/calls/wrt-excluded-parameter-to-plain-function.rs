@@ -1,8 +1,10 @@
 // A float parameter that `wrt(..)` leaves out, passed to a plain function (no derivatives) whose value is
-// a tuple. `t` is a constant of `g_grad`, but the items that other differentiable functions call (`g`'s
-// companion) differentiate every float parameter; where the call's value is one scalar they call such a
-// function as written with a zero derivative, and declare so (tests/wrt27.rs), but not a tuple's: the
-// error at the call, whose last note says to pass `stop_gradient(t)`.
+// a tuple. `t` is a constant of `g_grad`; the items that other differentiable functions call (`g`'s
+// companion) keep it constant too, as they cannot choose at compile time between `bumps`' derivatives and
+// none where its value is a tuple (tests/wrt37.rs), and declare that no derivative comes back through it.
+// So `g` compiles, and a caller that differentiates the argument it passes there gets this error at the
+// call (under `cargo build`), not a derivative silently missing `bumps`' part. (Until session 37, `g`
+// itself was an error at the call of `bumps`.)
 use autodiff::differentiable;
 
 fn bumps(x: f64, t: f64) -> (f64, f64) {
@@ -17,6 +19,11 @@ fn bumps(x: f64, t: f64) -> (f64, f64) {
 fn g(u: &[f64], t: f64) -> f64 {
     let (a, b) = bumps(0.5, t);
     u[0] * u[0] + a * b
+}
+
+#[differentiable]
+fn caller(u: &[f64], s: f64) -> f64 {
+    g(u, s * 2.0)
 }
 
 fn main() {}
