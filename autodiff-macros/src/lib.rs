@@ -34,6 +34,7 @@ mod ir;
 mod jacobian;
 mod labels;
 mod lower;
+mod map_float;
 mod maybe;
 mod method_paths;
 mod naming;
