@@ -10,6 +10,13 @@ use num_traits::Float;
 
 /// The struct with each float `T` it holds replaced by `f(value, differentiable)` of type `U`, and the
 /// floats visited in the same order. `differentiable` is false under a `#[no_grad]` field.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no copy over dual numbers, which `order = K` on a method of its generic `impl` needs",
+    label = "`order = K` runs this method's `f_grad` on the struct over dual numbers",
+    note = "add `#[derive(autodiff::Differentiable)]` to the struct (generic over one float type `T`, its fields \
+            floats, `Vec`s and arrays of them, structs generic over `T` that derive it too, or constants of \
+            other types marked `#[no_grad]`), or leave `order = K` out of this method (its first order works)"
+)]
 pub trait MapFloat<T, U> {
     /// The same struct over `U`.
     type Out;

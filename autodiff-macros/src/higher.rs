@@ -966,9 +966,13 @@ impl Higher<'_> {
         let ident = &p.ident;
         let lifted = local(&format!("__lifted_{ident}"));
         let label = ident.to_string();
+        // Spanned at the parameter: where the struct has no `MapFloat`, its message is there.
+        let span = ident.span();
         let mut value = match tangent {
-            Some(t) => quote!(::autodiff::__private::dual_struct(#label, #reference, &#t)),
-            None => quote!(::autodiff::__private::constant_struct(#reference)),
+            Some(t) => {
+                quote_spanned!(span=> ::autodiff::__private::dual_struct(#label, #reference, &#t))
+            }
+            None => quote_spanned!(span=> ::autodiff::__private::constant_struct(#reference)),
         };
         for _ in 1..levels {
             value = quote!(::autodiff::__private::constant_struct(&#value));

@@ -110,14 +110,13 @@ fn visit_stmt(shape: &Shape, place: &TokenStream, d: &TokenStream, t: &Ident) ->
 /// The `impl MapFloat<T, __AutodiffU>` of `input`, whose fields are `fields` (each with whether it is
 /// `#[no_grad]`), or nothing where the struct does not have that form.
 pub(crate) fn impl_of(input: &syn::DeriveInput, fields: &[(&syn::Field, bool)]) -> TokenStream {
-    let floats = crate::signature::float_type_params(&input.generics);
-    let [t] = floats.as_slice() else {
+    // One type parameter, the float one, bounded `Float` or not (`struct Line<T>` of `impl<T: Float>
+    // Line<T>`); lifetimes and constants pass through.
+    let params: Vec<&Ident> = input.generics.type_params().map(|p| &p.ident).collect();
+    let [t] = params.as_slice() else {
         return TokenStream::new();
     };
-    // One type parameter, the float one (lifetimes and constants pass through).
-    if input.generics.type_params().count() != 1 {
-        return TokenStream::new();
-    }
+    let t = *t;
     let mut shapes = Vec::new();
     for (field, no_grad) in fields {
         let (Some(ident), Some(shape)) = (field.ident.as_ref(), shape(&field.ty, t)) else {
@@ -247,6 +246,7 @@ mod tests {
     fn nothing_for_other_forms() {
         assert!(expanded(quote!(struct Mlp { w: Vec<f64> })).is_empty());
         assert!(expanded(quote!(struct Two<T: Float, S: Float> { a: T, b: S })).is_empty());
+        assert!(!expanded(quote!(struct Line<T> { a: T })).is_empty());
         assert!(expanded(quote!(struct O<T: Float> { a: Option<T> })).is_empty());
     }
 }

@@ -1,0 +1,461 @@
+//! methods37: `order = K` on methods wherever API.md promises it ("Methods and parameter structs", "Higher
+//! order"): a method of a generic `impl` (`impl<T: Float> Model<T>`) that calls other methods
+//! (`self.other(x)`, a chain of them, `Self::helper(x)`, a method writing an output parameter), reads an
+//! integer field by `T::from(self.k)`, or takes `self` by value, at `order = 2` and `order = 3`; its
+//! `f_grad` is run on the struct over dual numbers (`Model<Dual<T>>`, `higher::mapped_items`).
+//!
+//! Every gradient is checked against the derivative worked out by hand and central differences at
+//! seeded points; every Hessian (`_hessian`, and `_hvp` against it) by hand, against central differences
+//! of the generated `_grad`, and for symmetry; `_derivatives` at order 3 by hand and by differences of
+//! its own lower entries.
+
+#![allow(clippy::needless_range_loop, clippy::type_complexity)]
+
+mod common;
+
+use autodiff::Differentiable;
+use common::probe::{assert_near, assert_vec_near, check_third_at, dot, fd_columns, fd_gradient, Lcg};
+
+/// The gradient `g` against central differences of `f` at `x`.
+#[track_caller]
+fn fd_check(what: &str, f: &dyn Fn(&[f64]) -> f64, x: &[f64], g: &[f64]) {
+    assert_vec_near(g, &fd_gradient(f, x), 1e-6, &format!("{what} at {x:?}"));
+}
+
+/// The Hessian `h` against `by_hand`, against central differences of the gradient `g` at `x`, and
+/// symmetric.
+#[track_caller]
+fn hess_check(
+    what: &str,
+    g: &dyn Fn(&[f64]) -> Vec<f64>,
+    x: &[f64],
+    h: &[Vec<f64>],
+    by_hand: &[Vec<f64>],
+) {
+    let cols = fd_columns(g, x);
+    assert_eq!(h.len(), x.len(), "{what}: rows");
+    let scale = h
+        .iter()
+        .flat_map(|r| r.iter())
+        .fold(1.0_f64, |m, v| m.max(v.abs()));
+    for i in 0..x.len() {
+        assert_eq!(h[i].len(), x.len(), "{what}: columns");
+        for j in 0..x.len() {
+            let at = format!("{what} at {x:?}: H[{i}][{j}]");
+            assert_near(h[i][j], by_hand[i][j], 1e-10, scale, &format!("{at} by hand"));
+            assert_near(h[i][j], cols[j][i], 1e-5, scale, &at);
+            assert_near(h[i][j], h[j][i], 1e-12, scale, &format!("{at} symmetric"));
+        }
+    }
+}
+
+fn mat_vec(h: &[Vec<f64>], v: &[f64]) -> Vec<f64> {
+    h.iter().map(|r| dot(r, v)).collect()
+}
+
+fn zeros(n: usize) -> Vec<Vec<f64>> {
+    vec![vec![0.0; n]; n]
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A generic `impl` whose `order = 2` and `order = 3` methods call other methods.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod generic_impl {
+    use autodiff::{differentiable, Differentiable, Float};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Inner<T: Float> {
+        pub a: [T; 2],
+        pub s: T,
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Model<T: Float> {
+        pub w: Vec<T>,
+        pub inner: Inner<T>,
+        pub b: T,
+        #[no_grad]
+        pub k: usize,
+    }
+
+    impl<T: Float> Model<T> {
+        /// `w · x`.
+        #[differentiable(wrt(self))]
+        pub fn dotw(&self, x: &[T]) -> T {
+            let mut acc = T::zero();
+            for i in 0..x.len() {
+                acc = acc + self.w[i] * x[i];
+            }
+            acc
+        }
+
+        /// `a0 x + s x²`.
+        #[differentiable(wrt(self, x))]
+        pub fn feature(&self, x: T) -> T {
+            self.inner.a[0] * x + self.inner.s * x * x
+        }
+
+        /// `F(x) b`, through `feature`.
+        #[differentiable(wrt(self, x))]
+        pub fn level2(&self, x: T) -> T {
+            self.feature(x) * self.b
+        }
+
+        /// `u² + u`.
+        #[differentiable]
+        pub fn scale(u: T) -> T {
+            u * u + u
+        }
+
+        /// `out_i = w_i x_i + a_{i % 2} s`, an output parameter.
+        #[differentiable(wrt(self))]
+        pub fn features(&self, x: &[T], out: &mut [T]) {
+            for i in 0..out.len() {
+                out[i] = self.w[i] * x[i] + self.inner.a[i % 2] * self.inner.s;
+            }
+        }
+
+        /// `(w · x)² + sin b`, differentiated in `self`.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn loss(&self, x: &[T]) -> T {
+            let a = self.dotw(x);
+            a * a + self.b.sin()
+        }
+
+        /// `(w · x)² x0`, `self` constant.
+        #[differentiable(order = 2)]
+        pub fn loss_x(&self, x: &[T]) -> T {
+            let a = self.dotw(x);
+            a * a * x[0]
+        }
+
+        /// `k Σ f_i² + sin s` of the output parameter's `f`, the count by `T::from`.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn fit(&self, x: &[T]) -> T {
+            let mut f = vec![T::zero(); x.len()];
+            self.features(x, &mut f);
+            let k = T::from(self.k).unwrap();
+            f.iter().fold(T::zero(), |acc, &v| acc + v * v) * k + self.inner.s.sin()
+        }
+
+        /// `scale(level2(x)) + b x`: a method calling a method calling a method, and `Self::scale`.
+        #[differentiable(wrt(self, x), order = 2)]
+        pub fn chain(&self, x: T) -> T {
+            Self::scale(self.level2(x)) + self.b * x
+        }
+
+        /// `F(x)³ + x² + x`, `self` constant, to order 3.
+        #[differentiable(wrt(x), order = 3)]
+        pub fn energy(&self, x: T) -> T {
+            let f = self.feature(x);
+            f * f * f + Self::scale(x)
+        }
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Spring<T: Float> {
+        pub k: T,
+    }
+
+    impl<T: Float> Spring<T> {
+        /// `k x²`.
+        #[differentiable(wrt(self, x))]
+        pub fn stretch(&self, x: T) -> T {
+            self.k * x * x
+        }
+
+        /// `k x² + e^k x`, `self` taken by value.
+        #[differentiable(wrt(self, x), order = 2)]
+        pub fn energy(self, x: T) -> T {
+            self.stretch(x) + self.k.exp() * x
+        }
+    }
+}
+
+use generic_impl::{Inner, Model, Spring};
+
+fn model(rng: &mut Lcg, n: usize, k: usize) -> Model<f64> {
+    Model {
+        w: rng.vec(n, -1.0, 1.0),
+        inner: Inner {
+            a: [rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0)],
+            s: rng.uniform(-1.0, 1.0),
+        },
+        b: rng.uniform(-1.0, 1.0),
+        k,
+    }
+}
+
+/// The flat view's places: `w` (n), `a0`, `a1`, `s`, `b`.
+fn places(n: usize) -> (usize, usize, usize, usize) {
+    (n, n + 1, n + 2, n + 3)
+}
+
+#[test]
+fn generic_impl_wrt_self_calling_a_method() {
+    let mut rng = Lcg::new(3701);
+    for _ in 0..5 {
+        let n = 3;
+        let x = rng.vec(n, -1.5, 1.5);
+        let p = model(&mut rng, n, 2);
+        let flat = p.to_flat();
+        let f = |v: &[f64]| p.from_flat(v).loss(&x);
+        let grad = |v: &[f64]| p.from_flat(v).loss_grad(&x).1.to_flat();
+        let (value, g) = p.loss_grad(&x);
+        assert_near(value, p.loss(&x), 1e-12, 1.0, "value");
+        assert_eq!(g.k, 2, "the #[no_grad] field copied");
+        fd_check("Model::loss_grad", &f, &flat, &g.to_flat());
+        let a = dot(&p.w, &x);
+        let (_, _, _, ib) = places(n);
+        let mut by_hand = vec![0.0; n + 4];
+        for i in 0..n {
+            by_hand[i] = 2.0 * a * x[i];
+        }
+        by_hand[ib] = p.b.cos();
+        assert_vec_near(&g.to_flat(), &by_hand, 1e-12, "Model::loss_grad by hand");
+        let mut h_hand = zeros(n + 4);
+        for i in 0..n {
+            for j in 0..n {
+                h_hand[i][j] = 2.0 * x[i] * x[j];
+            }
+        }
+        h_hand[ib][ib] = -p.b.sin();
+        let (hv, hg, h) = p.loss_hessian(&x);
+        assert_near(hv, value, 1e-12, 1.0, "hessian value");
+        assert_vec_near(&hg.to_flat(), &g.to_flat(), 1e-12, "hessian gradient");
+        hess_check("Model::loss_hessian", &grad, &flat, &h, &h_hand);
+        let dir = p.from_flat(&rng.vec(n + 4, -1.0, 1.0));
+        let (pv, pg, hvp) = p.loss_hvp(&x, dir.clone());
+        assert_near(pv, value, 1e-12, 1.0, "hvp value");
+        assert_vec_near(&pg.to_flat(), &g.to_flat(), 1e-12, "hvp gradient");
+        assert_eq!(hvp.k, 2, "the product's #[no_grad] field copied");
+        assert_vec_near(
+            &hvp.to_flat(),
+            &mat_vec(&h, &dir.to_flat()),
+            1e-10,
+            "Model::loss_hvp",
+        );
+    }
+}
+
+#[test]
+fn generic_impl_constant_self_calling_a_method() {
+    let mut rng = Lcg::new(3702);
+    for _ in 0..5 {
+        let n = 3;
+        let p = model(&mut rng, n, 1);
+        let x = rng.vec(n, -1.5, 1.5);
+        let f = |v: &[f64]| p.loss_x(v);
+        let grad = |v: &[f64]| p.loss_x_grad(v).1;
+        let (value, g) = p.loss_x_grad(&x);
+        assert_near(value, p.loss_x(&x), 1e-12, 1.0, "value");
+        fd_check("Model::loss_x_grad", &f, &x, &g);
+        let a = dot(&p.w, &x);
+        let w = &p.w;
+        let by_hand: Vec<f64> = (0..n)
+            .map(|j| 2.0 * a * w[j] * x[0] + if j == 0 { a * a } else { 0.0 })
+            .collect();
+        assert_vec_near(&g, &by_hand, 1e-12, "Model::loss_x_grad by hand");
+        let delta = |i: usize| if i == 0 { 1.0 } else { 0.0 };
+        let h_hand: Vec<Vec<f64>> = (0..n)
+            .map(|i| {
+                (0..n)
+                    .map(|j| {
+                        2.0 * w[i] * w[j] * x[0] + 2.0 * a * (w[i] * delta(j) + w[j] * delta(i))
+                    })
+                    .collect()
+            })
+            .collect();
+        let (_, hg, h) = p.loss_x_hessian(&x);
+        assert_vec_near(&hg, &g, 1e-12, "hessian gradient");
+        hess_check("Model::loss_x_hessian", &grad, &x, &h, &h_hand);
+        let dir = rng.vec(n, -1.0, 1.0);
+        let (_, _, hvp) = p.loss_x_hvp(&x, dir.clone());
+        assert_vec_near(&hvp, &mat_vec(&h, &dir), 1e-10, "Model::loss_x_hvp");
+    }
+}
+
+#[test]
+fn generic_impl_through_an_output_parameter_and_an_integer_field() {
+    let mut rng = Lcg::new(3703);
+    for k in [1usize, 3] {
+        for _ in 0..3 {
+            let n = 4;
+            let x = rng.vec(n, -1.5, 1.5);
+            let p = model(&mut rng, n, k);
+            let flat = p.to_flat();
+            let f = |v: &[f64]| p.from_flat(v).fit(&x);
+            let grad = |v: &[f64]| p.from_flat(v).fit_grad(&x).1.to_flat();
+            let (value, g) = p.fit_grad(&x);
+            assert_near(value, p.fit(&x), 1e-12, 1.0, "value");
+            assert_eq!(g.k, k);
+            fd_check("Model::fit_grad", &f, &flat, &g.to_flat());
+            // f_i = w_i x_i + a_{i%2} s: its gradient and its second derivative over (a_{i%2}, s).
+            let (ia0, _, is, _) = places(n);
+            let (a, s, kf) = (p.inner.a, p.inner.s, k as f64);
+            let mut by_hand = vec![0.0; n + 4];
+            let mut h_hand = zeros(n + 4);
+            for i in 0..n {
+                let fi = p.w[i] * x[i] + a[i % 2] * s;
+                let mut df = vec![0.0; n + 4];
+                df[i] = x[i];
+                df[ia0 + i % 2] = s;
+                df[is] = a[i % 2];
+                for r in 0..n + 4 {
+                    by_hand[r] += 2.0 * kf * fi * df[r];
+                    for c in 0..n + 4 {
+                        h_hand[r][c] += 2.0 * kf * df[r] * df[c];
+                    }
+                }
+                h_hand[ia0 + i % 2][is] += 2.0 * kf * fi;
+                h_hand[is][ia0 + i % 2] += 2.0 * kf * fi;
+            }
+            by_hand[is] += s.cos();
+            h_hand[is][is] -= s.sin();
+            assert_vec_near(&g.to_flat(), &by_hand, 1e-12, "Model::fit_grad by hand");
+            let (_, hg, h) = p.fit_hessian(&x);
+            assert_vec_near(&hg.to_flat(), &g.to_flat(), 1e-12, "hessian gradient");
+            hess_check("Model::fit_hessian", &grad, &flat, &h, &h_hand);
+            let dir = p.from_flat(&rng.vec(n + 4, -1.0, 1.0));
+            let (_, _, hvp) = p.fit_hvp(&x, dir.clone());
+            assert_vec_near(
+                &hvp.to_flat(),
+                &mat_vec(&h, &dir.to_flat()),
+                1e-10,
+                "Model::fit_hvp",
+            );
+        }
+    }
+}
+
+#[test]
+fn generic_impl_chain_of_methods_and_an_associated_function() {
+    let mut rng = Lcg::new(3704);
+    for _ in 0..5 {
+        let n = 2;
+        let p = model(&mut rng, n, 1);
+        let x = rng.uniform(-1.2, 1.2);
+        let m = n + 4;
+        // The inputs: the flat view of `self`, then `x`.
+        let mut at = p.to_flat();
+        at.push(x);
+        let split = |v: &[f64]| (p.from_flat(&v[..m]), v[m]);
+        let f = |v: &[f64]| {
+            let (q, x) = split(v);
+            q.chain(x)
+        };
+        let grad = |v: &[f64]| {
+            let (q, x) = split(v);
+            let (_, (gs, gx)) = q.chain_grad(x);
+            let mut flat = gs.to_flat();
+            flat.push(gx);
+            flat
+        };
+        let (value, (gs, gx)) = p.chain_grad(x);
+        assert_near(value, p.chain(x), 1e-12, 1.0, "value");
+        let mut g = gs.to_flat();
+        g.push(gx);
+        fd_check("Model::chain_grad", &f, &at, &g);
+        // C = L² + L + b x, L = b F, F = a0 x + s x².
+        let (ia0, _, is, ib) = places(n);
+        let ix = m;
+        let (a0, s, b) = (p.inner.a[0], p.inner.s, p.b);
+        let ff = a0 * x + s * x * x;
+        let l = b * ff;
+        let mut dl = vec![0.0; m + 1];
+        dl[ia0] = b * x;
+        dl[is] = b * x * x;
+        dl[ib] = ff;
+        dl[ix] = b * (a0 + 2.0 * s * x);
+        let mut by_hand: Vec<f64> = dl.iter().map(|d| (2.0 * l + 1.0) * d).collect();
+        by_hand[ib] += x;
+        by_hand[ix] += b;
+        assert_vec_near(&g, &by_hand, 1e-12, "Model::chain_grad by hand");
+        let mut d2l = zeros(m + 1);
+        let mut pair = |i: usize, j: usize, v: f64| {
+            d2l[i][j] += v;
+            if i != j {
+                d2l[j][i] += v;
+            }
+        };
+        pair(ib, ia0, x);
+        pair(ib, is, x * x);
+        pair(ib, ix, a0 + 2.0 * s * x);
+        pair(ia0, ix, b);
+        pair(is, ix, 2.0 * b * x);
+        pair(ix, ix, 2.0 * b * s);
+        let mut h_hand = zeros(m + 1);
+        for i in 0..=m {
+            for j in 0..=m {
+                h_hand[i][j] = 2.0 * dl[i] * dl[j] + (2.0 * l + 1.0) * d2l[i][j];
+            }
+        }
+        h_hand[ib][ix] += 1.0;
+        h_hand[ix][ib] += 1.0;
+        let (_, (hgs, hgx), h) = p.chain_hessian(x);
+        assert_vec_near(&hgs.to_flat(), &gs.to_flat(), 1e-12, "hessian gradient");
+        assert_near(hgx, gx, 1e-12, 1.0, "hessian gradient in x");
+        hess_check("Model::chain_hessian", &grad, &at, &h, &h_hand);
+        let dir = rng.vec(m + 1, -1.0, 1.0);
+        let (_, _, (hs, hx)) = p.chain_hvp(x, (p.from_flat(&dir[..m]), dir[m]));
+        let mut hvp = hs.to_flat();
+        hvp.push(hx);
+        assert_vec_near(&hvp, &mat_vec(&h, &dir), 1e-10, "Model::chain_hvp");
+    }
+}
+
+#[test]
+fn generic_impl_third_order_with_a_constant_self() {
+    let mut rng = Lcg::new(3705);
+    for _ in 0..5 {
+        let p = model(&mut rng, 2, 1);
+        let x = rng.uniform(-1.2, 1.2);
+        let (a0, s) = (p.inner.a[0], p.inner.s);
+        let f = a0 * x + s * x * x;
+        let f1 = a0 + 2.0 * s * x;
+        let f2 = 2.0 * s;
+        let by_hand = [
+            f * f * f + x * x + x,
+            3.0 * f * f * f1 + 2.0 * x + 1.0,
+            6.0 * f * f1 * f1 + 3.0 * f * f * f2 + 2.0,
+            6.0 * f1 * f1 * f1 + 18.0 * f * f1 * f2,
+        ];
+        let d = p.energy_derivatives(x);
+        for k in 0..4 {
+            let scale = by_hand[k].abs().max(1.0);
+            assert_near(d[k], by_hand[k], 1e-10, scale, &format!("energy^({k}) at {x}"));
+        }
+        assert_near(d[0], p.energy(x), 1e-12, 1.0, "value");
+        check_third_at("Model::energy_derivatives", &|y| p.energy_derivatives(y), x);
+        let (_, g, h) = p.energy_hessian(x);
+        assert_near(g, by_hand[1], 1e-10, by_hand[1].abs().max(1.0), "hessian gradient");
+        assert_near(h[0][0], by_hand[2], 1e-10, by_hand[2].abs().max(1.0), "hessian");
+    }
+}
+
+#[test]
+fn generic_impl_self_by_value() {
+    let mut rng = Lcg::new(3706);
+    for _ in 0..5 {
+        let k = rng.uniform(-1.0, 1.0);
+        let x = rng.uniform(-1.5, 1.5);
+        let sp = Spring { k };
+        let f = |v: &[f64]| Spring { k: v[0] }.energy(v[1]);
+        let grad = |v: &[f64]| {
+            let (_, (gs, gx)) = Spring { k: v[0] }.energy_grad(v[1]);
+            vec![gs.k, gx]
+        };
+        let (value, (gs, gx)) = sp.clone().energy_grad(x);
+        assert_near(value, sp.clone().energy(x), 1e-12, 1.0, "value");
+        let g = [gs.k, gx];
+        fd_check("Spring::energy_grad", &f, &[k, x], &g);
+        let e = k.exp();
+        assert_vec_near(&g, &[x * x + e * x, 2.0 * k * x + e], 1e-12, "by hand");
+        let h_hand = vec![vec![e * x, 2.0 * x + e], vec![2.0 * x + e, 2.0 * k]];
+        let (_, _, h) = sp.clone().energy_hessian(x);
+        hess_check("Spring::energy_hessian", &grad, &[k, x], &h, &h_hand);
+        let (_, _, (hs, hx)) = sp.energy_hvp(x, (Spring { k: 0.5 }, -1.5));
+        assert_vec_near(&[hs.k, hx], &mat_vec(&h, &[0.5, -1.5]), 1e-10, "Spring::energy_hvp");
+    }
+}
