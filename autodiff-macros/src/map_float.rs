@@ -142,7 +142,8 @@ pub(crate) fn impl_of(input: &syn::DeriveInput, fields: &[(&syn::Field, bool)]) 
     let (impl_generics_u, _, _) = generics.split_for_impl();
     let _ = impl_generics;
     let out_ty = renamed(quote!(#name #ty_generics));
-    let mut predicates: Vec<TokenStream> = Vec::new();
+    // The floats are read by value (`*place`): a parameter without bounds (`struct Line<T>`) needs this.
+    let mut predicates: Vec<TokenStream> = vec![quote!(#t: ::core::marker::Copy)];
     if let Some(w) = where_clause {
         for p in &w.predicates {
             predicates.push(p.to_token_stream());
