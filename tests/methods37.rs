@@ -459,3 +459,184 @@ fn generic_impl_self_by_value() {
         assert_vec_near(&[hs.k, hx], &mat_vec(&h, &[0.5, -1.5]), 1e-10, "Spring::energy_hvp");
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// A method keeping `self` constant at `order = 2` that passes it on whole: to a free function with
+// `order = 2` that differentiates its struct (reached through that function's copy with the struct
+// constant, its fields read in the copy's float type), to another method (`self.m(x)`), and, at
+// `order = 2`, helpers written for `f64` without `order = 2` called from a method differentiated in
+// `self`.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod constant_self {
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Cfg {
+        pub a: f64,
+        pub w: Vec<f64>,
+        #[no_grad]
+        pub n: usize,
+    }
+
+    /// `a s² + w0 s`, the struct differentiated, at `order = 2`.
+    #[differentiable(order = 2)]
+    pub fn hp(p: &Cfg, s: f64) -> f64 {
+        p.a * s * s + p.w[0] * s
+    }
+
+    /// `s sin s`, written for `f64` without `order = 2`.
+    #[differentiable]
+    pub fn plain(s: f64) -> f64 {
+        s.sin() * s
+    }
+
+    /// `Σ w_i s^(i+1)`, of the struct, without `order = 2`.
+    #[differentiable]
+    pub fn weights(p: &Cfg, s: f64) -> f64 {
+        let mut acc = 0.0;
+        let mut power = s;
+        for i in 0..p.w.len() {
+            acc += p.w[i] * power;
+            power *= s;
+        }
+        acc
+    }
+
+    impl Cfg {
+        /// `a e^s + w1`.
+        #[differentiable(wrt(self, s), order = 2)]
+        pub fn m(&self, s: f64) -> f64 {
+            self.a * s.exp() + self.w[1]
+        }
+
+        /// `hp(self, x) x = a x³ + w0 x²`, `self` constant.
+        #[differentiable(wrt(x), order = 2)]
+        pub fn through_free(&self, x: f64) -> f64 {
+            hp(self, x) * x
+        }
+
+        /// `m(x) x = a x e^x + w1 x`, `self` constant.
+        #[differentiable(wrt(x), order = 3)]
+        pub fn through_method(&self, x: f64) -> f64 {
+            self.m(x) * x
+        }
+
+        /// `plain(a x) + weights(self, x) + n`, differentiated in `self` and `x`.
+        #[differentiable(wrt(self, x), order = 2)]
+        pub fn through_plain(&self, x: f64) -> f64 {
+            plain(self.a * x) + weights(self, x) + self.n as f64
+        }
+    }
+}
+
+use constant_self::Cfg;
+
+fn cfg(rng: &mut Lcg) -> Cfg {
+    Cfg {
+        a: rng.uniform(-1.0, 1.0),
+        w: rng.vec(3, -1.0, 1.0),
+        n: 2,
+    }
+}
+
+#[test]
+fn constant_self_passed_on_whole_at_order_2() {
+    let mut rng = Lcg::new(3707);
+    for _ in 0..5 {
+        let c = cfg(&mut rng);
+        let x = rng.uniform(-1.5, 1.5);
+        let (a, w0, w1) = (c.a, c.w[0], c.w[1]);
+        // a x³ + w0 x².
+        let (value, g) = c.through_free_grad(x);
+        assert_near(value, c.through_free(x), 1e-12, 1.0, "value");
+        let fd = fd_gradient(&|v: &[f64]| c.through_free(v[0]), &[x]);
+        assert_near(g, fd[0], 1e-6, 1.0, "through_free_grad by differences");
+        assert_near(g, 3.0 * a * x * x + 2.0 * w0 * x, 1e-12, 1.0, "through_free_grad");
+        let (_, hg, h) = c.through_free_hessian(x);
+        assert_near(hg, g, 1e-12, 1.0, "hessian gradient");
+        let fd_h = fd_gradient(&|v: &[f64]| c.through_free_grad(v[0]).1, &[x]);
+        assert_near(h[0][0], 6.0 * a * x + 2.0 * w0, 1e-12, 1.0, "through_free_hessian");
+        assert_near(h[0][0], fd_h[0], 1e-5, 1.0, "through_free_hessian by differences");
+        let (_, _, hv) = c.through_free_hvp(x, 0.5);
+        assert_near(hv, 0.5 * h[0][0], 1e-12, 1.0, "through_free_hvp");
+        // a x e^x + w1 x, to order 3.
+        let e = x.exp();
+        let by_hand = [
+            a * x * e + w1 * x,
+            a * e * (1.0 + x) + w1,
+            a * e * (2.0 + x),
+            a * e * (3.0 + x),
+        ];
+        let d = c.through_method_derivatives(x);
+        for k in 0..4 {
+            let scale = by_hand[k].abs().max(1.0);
+            assert_near(d[k], by_hand[k], 1e-10, scale, &format!("through_method^({k})"));
+        }
+        check_third_at("Cfg::through_method_derivatives", &|y| c.through_method_derivatives(y), x);
+        let (_, g, h) = c.through_method_hessian(x);
+        let fd_h = fd_gradient(&|v: &[f64]| c.through_method_grad(v[0]).1, &[x]);
+        assert_near(g, by_hand[1], 1e-12, 1.0, "through_method_grad");
+        assert_near(h[0][0], fd_h[0], 1e-5, 1.0, "through_method_hessian by differences");
+    }
+}
+
+#[test]
+fn helpers_without_order_2_from_a_method_at_order_2() {
+    let mut rng = Lcg::new(3708);
+    for _ in 0..5 {
+        let c = cfg(&mut rng);
+        let x = rng.uniform(-1.2, 1.2);
+        // The inputs: a, w0, w1, w2, x. f = (a x) sin(a x) + Σ w_i x^(i+1) + n.
+        let mut at = c.to_flat();
+        at.push(x);
+        let split = |v: &[f64]| (c.from_flat(&v[..4]), v[4]);
+        let f = |v: &[f64]| {
+            let (q, x) = split(v);
+            q.through_plain(x)
+        };
+        let grad = |v: &[f64]| {
+            let (q, x) = split(v);
+            let (_, (gs, gx)) = q.through_plain_grad(x);
+            let mut flat = gs.to_flat();
+            flat.push(gx);
+            flat
+        };
+        let (value, (gs, gx)) = c.through_plain_grad(x);
+        assert_near(value, c.through_plain(x), 1e-12, 1.0, "value");
+        assert_eq!(gs.n, 2, "the #[no_grad] field copied");
+        let mut g = gs.to_flat();
+        g.push(gx);
+        fd_check("Cfg::through_plain_grad", &f, &at, &g);
+        // u = a x: d(u sin u) = (sin u + u cos u) du; d² = (2 cos u - u sin u) du².
+        let u = c.a * x;
+        let (p1, p2) = (u.sin() + u * u.cos(), 2.0 * u.cos() - u * u.sin());
+        let w = &c.w;
+        let by_hand = [
+            p1 * x,
+            x,
+            x * x,
+            x * x * x,
+            p1 * c.a + w[0] + 2.0 * w[1] * x + 3.0 * w[2] * x * x,
+        ];
+        assert_vec_near(&g, &by_hand, 1e-12, "Cfg::through_plain_grad by hand");
+        let mut h_hand = zeros(5);
+        h_hand[0][0] = p2 * x * x;
+        h_hand[0][4] = p2 * c.a * x + p1;
+        h_hand[4][0] = h_hand[0][4];
+        h_hand[1][4] = 1.0;
+        h_hand[4][1] = 1.0;
+        h_hand[2][4] = 2.0 * x;
+        h_hand[4][2] = 2.0 * x;
+        h_hand[3][4] = 3.0 * x * x;
+        h_hand[4][3] = 3.0 * x * x;
+        h_hand[4][4] = p2 * c.a * c.a + 2.0 * w[1] + 6.0 * w[2] * x;
+        let (_, _, h) = c.through_plain_hessian(x);
+        hess_check("Cfg::through_plain_hessian", &grad, &at, &h, &h_hand);
+        let dir = rng.vec(5, -1.0, 1.0);
+        let (_, _, (hs, hx)) = c.through_plain_hvp(x, (c.from_flat(&dir[..4]), dir[4]));
+        let mut hvp = hs.to_flat();
+        hvp.push(hx);
+        assert_vec_near(&hvp, &mat_vec(&h, &dir), 1e-10, "Cfg::through_plain_hvp");
+    }
+}
