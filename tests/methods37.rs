@@ -640,3 +640,122 @@ fn helpers_without_order_2_from_a_method_at_order_2() {
         assert_vec_near(&hvp, &mat_vec(&h, &dir), 1e-10, "Cfg::through_plain_hvp");
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// A method keeping `self` constant at `order = 2` that passes fields on whole: a `Vec` field to a slice
+// function, the nested struct to a free function and to its own method by its path, beside a call of a
+// method differentiated in `self` and `self` passed to a free function of the struct.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod constant_self_fields {
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct N {
+        pub b: f64,
+        pub v: Vec<f64>,
+    }
+
+    impl N {
+        /// `b s² + v0`.
+        #[differentiable(wrt(self, s), order = 2)]
+        pub fn nm(&self, s: f64) -> f64 {
+            self.b * s * s + self.v[0]
+        }
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct S {
+        pub a: f64,
+        pub w: Vec<f64>,
+        pub inner: N,
+        #[no_grad]
+        pub n: usize,
+    }
+
+    /// `b sin s`.
+    #[differentiable(order = 2)]
+    pub fn hn(q: &N, s: f64) -> f64 {
+        q.b * s.sin()
+    }
+
+    /// `xs0 s xs1`.
+    #[differentiable(order = 2)]
+    pub fn hs(xs: &[f64], s: f64) -> f64 {
+        xs[0] * s * xs[1]
+    }
+
+    /// `a s² + w0 s`.
+    #[differentiable(order = 2)]
+    pub fn hp(p: &S, s: f64) -> f64 {
+        p.a * s * s + p.w[0] * s
+    }
+
+    impl S {
+        /// `a e^s + w1`.
+        #[differentiable(wrt(self, s), order = 2)]
+        pub fn m(&self, s: f64) -> f64 {
+            self.a * s.exp() + self.w[1]
+        }
+
+        /// `w0 w1 x²`.
+        #[differentiable(wrt(x), order = 2)]
+        pub fn slice_field(&self, x: f64) -> f64 {
+            hs(&self.w, x) * x
+        }
+
+        /// `b x sin x + b x² + v0 + a e^x + w1 + n (a x² + w0 x)`, to order 3.
+        #[differentiable(wrt(x), order = 3)]
+        pub fn nested_field(&self, x: f64) -> f64 {
+            hn(&self.inner, x) * x + N::nm(&self.inner, x) + self.m(x) + hp(self, x) * self.n as f64
+        }
+    }
+}
+
+#[test]
+fn constant_self_passing_fields_on_whole_at_order_2() {
+    use constant_self_fields::{N, S};
+    let mut rng = Lcg::new(3709);
+    for _ in 0..5 {
+        let s = S {
+            a: rng.uniform(-1.0, 1.0),
+            w: rng.vec(2, -1.0, 1.0),
+            inner: N {
+                b: rng.uniform(-1.0, 1.0),
+                v: rng.vec(1, -1.0, 1.0),
+            },
+            n: 2,
+        };
+        let x = rng.uniform(-1.5, 1.5);
+        let (w0, w1) = (s.w[0], s.w[1]);
+        let (value, g) = s.slice_field_grad(x);
+        assert_near(value, s.slice_field(x), 1e-12, 1.0, "value");
+        assert_near(g, 2.0 * w0 * w1 * x, 1e-12, 1.0, "slice_field_grad");
+        let fd = fd_gradient(&|v: &[f64]| s.slice_field(v[0]), &[x]);
+        assert_near(g, fd[0], 1e-6, 1.0, "slice_field_grad by differences");
+        let (_, _, h) = s.slice_field_hessian(x);
+        assert_near(h[0][0], 2.0 * w0 * w1, 1e-12, 1.0, "slice_field_hessian");
+        let fd_h = fd_gradient(&|v: &[f64]| s.slice_field_grad(v[0]).1, &[x]);
+        assert_near(h[0][0], fd_h[0], 1e-5, 1.0, "slice_field_hessian by differences");
+        let (a, b, n) = (s.a, s.inner.b, s.n as f64);
+        let (sin, cos, e) = (x.sin(), x.cos(), x.exp());
+        let by_hand = [
+            b * x * sin + b * x * x + s.inner.v[0] + a * e + w1 + n * (a * x * x + w0 * x),
+            b * (sin + x * cos) + 2.0 * b * x + a * e + n * (2.0 * a * x + w0),
+            b * (2.0 * cos - x * sin) + 2.0 * b + a * e + 2.0 * n * a,
+            b * (-3.0 * sin - x * cos) + a * e,
+        ];
+        let d = s.nested_field_derivatives(x);
+        for k in 0..4 {
+            let scale = by_hand[k].abs().max(1.0);
+            assert_near(d[k], by_hand[k], 1e-10, scale, &format!("nested_field^({k})"));
+        }
+        check_third_at("S::nested_field_derivatives", &|y| s.nested_field_derivatives(y), x);
+        let (_, g, h) = s.nested_field_hessian(x);
+        assert_near(g, by_hand[1], 1e-12, by_hand[1].abs().max(1.0), "nested_field_grad");
+        let fd_h = fd_gradient(&|v: &[f64]| s.nested_field_grad(v[0]).1, &[x]);
+        assert_near(h[0][0], fd_h[0], 1e-5, h[0][0].abs().max(1.0), "nested_field_hessian by differences");
+        let (_, _, hv) = s.nested_field_hvp(x, -0.5);
+        assert_near(hv, -0.5 * h[0][0], 1e-12, 1.0, "nested_field_hvp");
+    }
+}
