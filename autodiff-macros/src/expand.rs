@@ -307,6 +307,11 @@ fn try_expand(
     if let Some(sig) = &sig {
         crate::method_paths::rewrite(&mut chains_desugared.block, sig);
     }
+    // `T::from(p.k as f64)`: `T::from(p.k)` (`from_casts.rs`).
+    crate::from_casts::rewrite(
+        &mut chains_desugared.block,
+        &signature::float_type_params(&analysis_item.sig.generics),
+    );
     // A generic copy's calls by a path, in the form the later passes read.
     crate::shadow::read_copy_calls(&mut chains_desugared.block);
     // A float output `y: &mut T` is a slice of one element in the generated code: `*y` is `y[0]`.

@@ -23,6 +23,7 @@ mod errors;
 mod expand;
 mod fence;
 mod forward;
+mod from_casts;
 mod hash;
 mod higher;
 mod impls;
