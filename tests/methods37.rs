@@ -759,3 +759,98 @@ fn constant_self_passing_fields_on_whole_at_order_2() {
         assert_near(hv, -0.5 * h[0][0], 1e-12, 1.0, "nested_field_hvp");
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// `T::from(self.k as f64).unwrap()` in generic code: the count converted through `f64`, at first and
+// second order, in a method of a generic `impl` and in a free generic function, and to order 3.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod converted_counts {
+    use autodiff::{differentiable, Differentiable, Float};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Counted<T: Float> {
+        pub a: T,
+        #[no_grad]
+        pub k: usize,
+        #[no_grad]
+        pub c: f32,
+    }
+
+    impl<T: Float> Counted<T> {
+        /// `k a x² + c x` (`c` an `f32` converted through `f64`), first order.
+        #[differentiable(wrt(self, x))]
+        pub fn first(&self, x: T) -> T {
+            T::from(self.k as f64).unwrap() * self.a * x * x + T::from(self.c as f64).unwrap() * x
+        }
+
+        /// The same at `order = 2`.
+        #[differentiable(wrt(self, x), order = 2)]
+        pub fn second(&self, x: T) -> T {
+            T::from(self.k as f64).unwrap() * self.a * x * x + T::from(self.c as f64).unwrap() * x
+        }
+
+        /// `k a x³`, `self` constant, to order 3.
+        #[differentiable(wrt(x), order = 3)]
+        pub fn third(&self, x: T) -> T {
+            T::from(self.k as f64).expect("a count") * self.a * x * x * x
+        }
+    }
+
+    /// `k a x² + c x` of a free generic function at `order = 2`.
+    #[differentiable(order = 2)]
+    pub fn free<T: Float>(p: &Counted<T>, x: T) -> T {
+        T::from(p.k as f64).unwrap() * p.a * x * x + T::from(p.c as f64).unwrap() * x
+    }
+}
+
+#[test]
+fn t_from_a_field_cast_to_f64() {
+    use converted_counts::{free, free_grad, free_hessian, Counted};
+    let mut rng = Lcg::new(3710);
+    for k in [1usize, 4] {
+        for _ in 0..3 {
+            let p = Counted {
+                a: rng.uniform(-1.0, 1.0),
+                k,
+                c: rng.uniform(-1.0, 1.0) as f32,
+            };
+            let x = rng.uniform(-1.5, 1.5);
+            let (a, kf, c) = (p.a, k as f64, p.c as f64);
+            let value = kf * a * x * x + c * x;
+            let by_hand = [kf * x * x, 2.0 * kf * a * x + c];
+            let h_hand = vec![vec![0.0, 2.0 * kf * x], vec![2.0 * kf * x, 2.0 * kf * a]];
+            let f = |v: &[f64]| Counted { a: v[0], ..p.clone() }.second(v[1]);
+            for (what, (r, (gs, gx))) in [
+                ("first_grad", p.first_grad(x)),
+                ("second_grad", p.second_grad(x)),
+                ("free_grad", free_grad(&p, x)),
+            ] {
+                assert_near(r, value, 1e-12, 1.0, what);
+                assert_eq!((gs.k, gs.c), (k, p.c), "{what}: the #[no_grad] fields copied");
+                assert_vec_near(&[gs.a, gx], &by_hand, 1e-12, what);
+                fd_check(what, &f, &[a, x], &[gs.a, gx]);
+            }
+            assert_near(free(&p, x), value, 1e-12, 1.0, "free");
+            let grad = |v: &[f64]| {
+                let (_, (gs, gx)) = Counted { a: v[0], ..p.clone() }.second_grad(v[1]);
+                vec![gs.a, gx]
+            };
+            let (_, _, h) = p.second_hessian(x);
+            hess_check("Counted::second_hessian", &grad, &[a, x], &h, &h_hand);
+            let (_, _, h) = free_hessian(&p, x);
+            hess_check("free_hessian", &grad, &[a, x], &h, &h_hand);
+            let d = p.third_derivatives(x);
+            let third = [
+                kf * a * x * x * x,
+                3.0 * kf * a * x * x,
+                6.0 * kf * a * x,
+                6.0 * kf * a,
+            ];
+            for j in 0..4 {
+                assert_near(d[j], third[j], 1e-12, third[j].abs().max(1.0), &format!("third^({j})"));
+            }
+            check_third_at("Counted::third_derivatives", &|y| p.third_derivatives(y), x);
+        }
+    }
+}
