@@ -854,3 +854,138 @@ fn t_from_a_field_cast_to_f64() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// In an `impl` without float type parameters, `order = 2` methods calling, through their generic copies,
+// methods that iterate a field of `self` by reference (`for v in self.w.iter()`, with `.enumerate()`),
+// a chain of methods, and `self` taken by value.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod plain_impl {
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Wts {
+        pub w: Vec<f64>,
+        pub b: f64,
+    }
+
+    impl Wts {
+        /// `b x²`.
+        #[differentiable]
+        pub fn leaf(&self, x: f64) -> f64 {
+            self.b * x * x
+        }
+
+        /// `leaf(x) x + b`.
+        #[differentiable]
+        pub fn mid(&self, x: f64) -> f64 {
+            self.leaf(x) * x + self.b
+        }
+
+        /// `Σ w_i x`, iterating the field by reference.
+        #[differentiable]
+        pub fn iter_sum(&self, x: f64) -> f64 {
+            let mut s = 0.0;
+            for v in self.w.iter() {
+                s += v * x;
+            }
+            s
+        }
+
+        /// `Σ (i + 1) sin(w_i x)`, by reference with `.enumerate()`, `*v`.
+        #[differentiable]
+        pub fn iter_weighted(&self, x: f64) -> f64 {
+            let mut s = 0.0;
+            for (i, v) in self.w.iter().enumerate() {
+                s += (i as f64 + 1.0) * (*v * x).sin();
+            }
+            s
+        }
+
+        /// `b sin x`, `self` by value.
+        #[differentiable]
+        pub fn by_value(self, x: f64) -> f64 {
+            self.b * x.sin()
+        }
+
+        /// `mid(x) x = b x⁴ + b x`: a method calling a method calling a method.
+        #[differentiable(order = 3)]
+        pub fn chain(&self, x: f64) -> f64 {
+            self.mid(x) * x
+        }
+
+        /// `(Σ w_i) x² + Σ (i + 1) sin(w_i x)`.
+        #[differentiable(order = 2)]
+        pub fn iterated(&self, x: f64) -> f64 {
+            self.iter_sum(x) * x + self.iter_weighted(x)
+        }
+
+        /// `b x sin x`, `self` by value.
+        #[differentiable(order = 3)]
+        pub fn valued(self, x: f64) -> f64 {
+            self.by_value(x) * x
+        }
+    }
+}
+
+#[test]
+fn plain_impl_methods_without_copies_before() {
+    use plain_impl::Wts;
+    let mut rng = Lcg::new(3711);
+    for _ in 0..5 {
+        let p = Wts {
+            w: rng.vec(3, -1.0, 1.0),
+            b: rng.uniform(-1.0, 1.0),
+        };
+        let x = rng.uniform(-1.5, 1.5);
+        let b = p.b;
+        // chain: b x⁴ + b x.
+        let chain = [
+            b * x.powi(4) + b * x,
+            4.0 * b * x.powi(3) + b,
+            12.0 * b * x * x,
+            24.0 * b * x,
+        ];
+        let d = p.chain_derivatives(x);
+        for k in 0..4 {
+            assert_near(d[k], chain[k], 1e-10, chain[k].abs().max(1.0), &format!("chain^({k})"));
+        }
+        check_third_at("Wts::chain_derivatives", &|y| p.chain_derivatives(y), x);
+        // iterated: W x² + Σ (i + 1) sin(w_i x).
+        let sum: f64 = p.w.iter().sum();
+        let (mut g, mut h) = (2.0 * sum * x, 2.0 * sum);
+        for (i, w) in p.w.iter().enumerate() {
+            let k = i as f64 + 1.0;
+            g += k * w * (w * x).cos();
+            h -= k * w * w * (w * x).sin();
+        }
+        let (value, dx) = p.iterated_grad(x);
+        assert_near(value, p.iterated(x), 1e-12, 1.0, "iterated value");
+        assert_near(dx, g, 1e-12, g.abs().max(1.0), "iterated_grad");
+        let fd = fd_gradient(&|v: &[f64]| p.iterated(v[0]), &[x]);
+        assert_near(dx, fd[0], 1e-6, 1.0, "iterated_grad by differences");
+        let (_, hg, hm) = p.iterated_hessian(x);
+        assert_near(hg, dx, 1e-12, 1.0, "iterated hessian gradient");
+        assert_near(hm[0][0], h, 1e-10, h.abs().max(1.0), "iterated_hessian");
+        let fd_h = fd_gradient(&|v: &[f64]| p.iterated_grad(v[0]).1, &[x]);
+        assert_near(hm[0][0], fd_h[0], 1e-5, h.abs().max(1.0), "iterated_hessian by differences");
+        let (_, _, hv) = p.iterated_hvp(x, 2.0);
+        assert_near(hv, 2.0 * h, 1e-10, h.abs().max(1.0), "iterated_hvp");
+        // valued: b x sin x.
+        let (s, c) = (x.sin(), x.cos());
+        let valued = [
+            b * x * s,
+            b * (s + x * c),
+            b * (2.0 * c - x * s),
+            b * (-3.0 * s - x * c),
+        ];
+        let d = p.clone().valued_derivatives(x);
+        for k in 0..4 {
+            assert_near(d[k], valued[k], 1e-10, valued[k].abs().max(1.0), &format!("valued^({k})"));
+        }
+        check_third_at("Wts::valued_derivatives", &|y| p.clone().valued_derivatives(y), x);
+        let (_, _, hm) = p.clone().valued_hessian(x);
+        assert_near(hm[0][0], valued[2], 1e-10, 1.0, "valued_hessian");
+    }
+}
