@@ -1702,6 +1702,12 @@ fn read_as_numbers(block: &syn::Block, names: &[Ident]) -> bool {
                             | MulAssign(_) | DivAssign(_) | Lt(_) | Le(_) | Gt(_) | Ge(_)
                     ) =>
                 {
+                    // (Not beside a reference, `v > &0.0`, which the element by value would not match.)
+                    let reference = |e: &Expr| matches!(e, Expr::Reference(_));
+                    let named = self.named(&b.left) || self.named(&b.right);
+                    if named && (reference(&b.left) || reference(&b.right)) {
+                        self.other = true;
+                    }
                     for side in [&*b.left, &*b.right] {
                         if !self.named(side) {
                             self.visit_expr(side);
@@ -3491,6 +3497,7 @@ mod tests {
             syn::parse_quote!(fn f(&self, x: f64) -> f64 { let mut s = 0.0; for v in self.w.iter() { s += g(v) * x; } s }),
             syn::parse_quote!(fn f(&self, x: f64) -> f64 { let mut s = 0.0; for v in self.w.iter() { let v = v + 1.0; s += v * x; } s }),
             syn::parse_quote!(fn f(&self, x: f64) -> f64 { let mut s = 0.0; for v in other.w.iter() { s += v * x; } s }),
+            syn::parse_quote!(fn f(&self, x: f64) -> f64 { let mut s = 0.0; for v in self.w.iter() { if v > &0.0 { s += x; } } s }),
         ] {
             let text = copy(item);
             assert!(!text.contains("for &"), "{text}");
