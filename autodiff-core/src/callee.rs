@@ -660,9 +660,11 @@ pub fn require_generic_copy<C: HasGenericCopy>(_found: C) {}
             `Vec::new()` filled by `push` of floats, a `Vec` a differentiable callee returns, not one a \
             plain function returns); a `#[custom_gradient]` function written for `f64` has one where its body and closure would compile generically so (they call other \
             functions by their bare names, whose copies its copy calls): else make it generic over `T: Float` \
-            (and what it calls); a function of a parameter struct with `order = K` has none, since callers \
-            passing it the struct on whole reach its hidden function over the struct's values: a method keeping \
-            `self` constant that passes `self` to it (`g(self, x)`) does not, so give that method `wrt(self, ..)`"
+            (and what it calls); a function of a parameter struct with `order = K` has one with its structs \
+            constant only where its body passes neither a struct nor a field on whole to a call (callers \
+            passing it the struct on whole reach its hidden function over the struct's values, but a method \
+            keeping `self` constant that passes `self` to it, `g(self, x)`, reaches this copy): give that \
+            method `wrt(self, ..)`"
 )]
 pub trait HasGenericCopy {}
 
