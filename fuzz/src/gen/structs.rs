@@ -124,6 +124,11 @@ struct Made {
     hn: bool,
     m: bool,
     hp: bool,
+    /// `hp`'s body passes its struct or a field on whole to a call (`hs(&p.w, ..)`, `N::nm(&p.inner, ..)`,
+    /// `S::m(p, ..)`): it then has no generic copy with its struct constant, which a method keeping `self`
+    /// constant at `order = 2` calling `hp(self, ..)` needs (a spanned error at the call,
+    /// tests/ui/signature/order-method-constant-self-to-struct-function.rs).
+    hp_whole: bool,
 }
 
 impl Gen {
@@ -298,6 +303,12 @@ impl Gen {
                 tail,
             });
             made.hp = true;
+            made.hp_whole = funcs.last().is_some_and(|f| {
+                f.body.iter().any(|st| {
+                    matches!(st, Stmt::Raw { text, .. }
+                        if text.contains("(&p.") || text.contains("(p,") || text.contains("p.m("))
+                })
+            });
         }
         // The checked function.
         let lx = self.rng.range(2, 3);
@@ -339,6 +350,13 @@ impl Gen {
             &["x"],
             if with_xs { &xs_param[..] } else { &[] },
         );
+        // (A method keeping `self` constant at `order = 2` does not call an `hp` that passes its struct
+        // or a field on whole: `Made::hp_whole`.)
+        let self_constant = method && !wrt.as_ref().is_some_and(|w| w.contains(&"self"));
+        let made = Made {
+            hp: made.hp && !(order2 && self_constant && made.hp_whole),
+            ..made
+        };
         let (body, tail) = self.s_body(sc, &made, Some((sv, s, method || !by_value)), &defs, 5);
         funcs.push(SFunc {
             name: "f".into(),
