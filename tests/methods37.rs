@@ -14,7 +14,9 @@
 mod common;
 
 use autodiff::Differentiable;
-use common::probe::{assert_near, assert_vec_near, check_third_at, dot, fd_columns, fd_gradient, Lcg};
+use common::probe::{
+    assert_near, assert_vec_near, check_third_at, dot, fd_columns, fd_gradient, Lcg,
+};
 
 /// The gradient `g` against central differences of `f` at `x`.
 #[track_caller]
@@ -42,7 +44,13 @@ fn hess_check(
         assert_eq!(h[i].len(), x.len(), "{what}: columns");
         for j in 0..x.len() {
             let at = format!("{what} at {x:?}: H[{i}][{j}]");
-            assert_near(h[i][j], by_hand[i][j], 1e-10, scale, &format!("{at} by hand"));
+            assert_near(
+                h[i][j],
+                by_hand[i][j],
+                1e-10,
+                scale,
+                &format!("{at} by hand"),
+            );
             assert_near(h[i][j], cols[j][i], 1e-5, scale, &at);
             assert_near(h[i][j], h[j][i], 1e-12, scale, &format!("{at} symmetric"));
         }
@@ -424,13 +432,31 @@ fn generic_impl_third_order_with_a_constant_self() {
         let d = p.energy_derivatives(x);
         for k in 0..4 {
             let scale = by_hand[k].abs().max(1.0);
-            assert_near(d[k], by_hand[k], 1e-10, scale, &format!("energy^({k}) at {x}"));
+            assert_near(
+                d[k],
+                by_hand[k],
+                1e-10,
+                scale,
+                &format!("energy^({k}) at {x}"),
+            );
         }
         assert_near(d[0], p.energy(x), 1e-12, 1.0, "value");
         check_third_at("Model::energy_derivatives", &|y| p.energy_derivatives(y), x);
         let (_, g, h) = p.energy_hessian(x);
-        assert_near(g, by_hand[1], 1e-10, by_hand[1].abs().max(1.0), "hessian gradient");
-        assert_near(h[0][0], by_hand[2], 1e-10, by_hand[2].abs().max(1.0), "hessian");
+        assert_near(
+            g,
+            by_hand[1],
+            1e-10,
+            by_hand[1].abs().max(1.0),
+            "hessian gradient",
+        );
+        assert_near(
+            h[0][0],
+            by_hand[2],
+            1e-10,
+            by_hand[2].abs().max(1.0),
+            "hessian",
+        );
     }
 }
 
@@ -456,7 +482,12 @@ fn generic_impl_self_by_value() {
         let (_, _, h) = sp.clone().energy_hessian(x);
         hess_check("Spring::energy_hessian", &grad, &[k, x], &h, &h_hand);
         let (_, _, (hs, hx)) = sp.energy_hvp(x, (Spring { k: 0.5 }, -1.5));
-        assert_vec_near(&[hs.k, hx], &mat_vec(&h, &[0.5, -1.5]), 1e-10, "Spring::energy_hvp");
+        assert_vec_near(
+            &[hs.k, hx],
+            &mat_vec(&h, &[0.5, -1.5]),
+            1e-10,
+            "Spring::energy_hvp",
+        );
     }
 }
 
@@ -552,12 +583,30 @@ fn constant_self_passed_on_whole_at_order_2() {
         assert_near(value, c.through_free(x), 1e-12, 1.0, "value");
         let fd = fd_gradient(&|v: &[f64]| c.through_free(v[0]), &[x]);
         assert_near(g, fd[0], 1e-6, 1.0, "through_free_grad by differences");
-        assert_near(g, 3.0 * a * x * x + 2.0 * w0 * x, 1e-12, 1.0, "through_free_grad");
+        assert_near(
+            g,
+            3.0 * a * x * x + 2.0 * w0 * x,
+            1e-12,
+            1.0,
+            "through_free_grad",
+        );
         let (_, hg, h) = c.through_free_hessian(x);
         assert_near(hg, g, 1e-12, 1.0, "hessian gradient");
         let fd_h = fd_gradient(&|v: &[f64]| c.through_free_grad(v[0]).1, &[x]);
-        assert_near(h[0][0], 6.0 * a * x + 2.0 * w0, 1e-12, 1.0, "through_free_hessian");
-        assert_near(h[0][0], fd_h[0], 1e-5, 1.0, "through_free_hessian by differences");
+        assert_near(
+            h[0][0],
+            6.0 * a * x + 2.0 * w0,
+            1e-12,
+            1.0,
+            "through_free_hessian",
+        );
+        assert_near(
+            h[0][0],
+            fd_h[0],
+            1e-5,
+            1.0,
+            "through_free_hessian by differences",
+        );
         let (_, _, hv) = c.through_free_hvp(x, 0.5);
         assert_near(hv, 0.5 * h[0][0], 1e-12, 1.0, "through_free_hvp");
         // a x e^x + w1 x, to order 3.
@@ -571,13 +620,29 @@ fn constant_self_passed_on_whole_at_order_2() {
         let d = c.through_method_derivatives(x);
         for k in 0..4 {
             let scale = by_hand[k].abs().max(1.0);
-            assert_near(d[k], by_hand[k], 1e-10, scale, &format!("through_method^({k})"));
+            assert_near(
+                d[k],
+                by_hand[k],
+                1e-10,
+                scale,
+                &format!("through_method^({k})"),
+            );
         }
-        check_third_at("Cfg::through_method_derivatives", &|y| c.through_method_derivatives(y), x);
+        check_third_at(
+            "Cfg::through_method_derivatives",
+            &|y| c.through_method_derivatives(y),
+            x,
+        );
         let (_, g, h) = c.through_method_hessian(x);
         let fd_h = fd_gradient(&|v: &[f64]| c.through_method_grad(v[0]).1, &[x]);
         assert_near(g, by_hand[1], 1e-12, 1.0, "through_method_grad");
-        assert_near(h[0][0], fd_h[0], 1e-5, 1.0, "through_method_hessian by differences");
+        assert_near(
+            h[0][0],
+            fd_h[0],
+            1e-5,
+            1.0,
+            "through_method_hessian by differences",
+        );
     }
 }
 
@@ -736,7 +801,13 @@ fn constant_self_passing_fields_on_whole_at_order_2() {
         let (_, _, h) = s.slice_field_hessian(x);
         assert_near(h[0][0], 2.0 * w0 * w1, 1e-12, 1.0, "slice_field_hessian");
         let fd_h = fd_gradient(&|v: &[f64]| s.slice_field_grad(v[0]).1, &[x]);
-        assert_near(h[0][0], fd_h[0], 1e-5, 1.0, "slice_field_hessian by differences");
+        assert_near(
+            h[0][0],
+            fd_h[0],
+            1e-5,
+            1.0,
+            "slice_field_hessian by differences",
+        );
         let (a, b, n) = (s.a, s.inner.b, s.n as f64);
         let (sin, cos, e) = (x.sin(), x.cos(), x.exp());
         let by_hand = [
@@ -748,13 +819,35 @@ fn constant_self_passing_fields_on_whole_at_order_2() {
         let d = s.nested_field_derivatives(x);
         for k in 0..4 {
             let scale = by_hand[k].abs().max(1.0);
-            assert_near(d[k], by_hand[k], 1e-10, scale, &format!("nested_field^({k})"));
+            assert_near(
+                d[k],
+                by_hand[k],
+                1e-10,
+                scale,
+                &format!("nested_field^({k})"),
+            );
         }
-        check_third_at("S::nested_field_derivatives", &|y| s.nested_field_derivatives(y), x);
+        check_third_at(
+            "S::nested_field_derivatives",
+            &|y| s.nested_field_derivatives(y),
+            x,
+        );
         let (_, g, h) = s.nested_field_hessian(x);
-        assert_near(g, by_hand[1], 1e-12, by_hand[1].abs().max(1.0), "nested_field_grad");
+        assert_near(
+            g,
+            by_hand[1],
+            1e-12,
+            by_hand[1].abs().max(1.0),
+            "nested_field_grad",
+        );
         let fd_h = fd_gradient(&|v: &[f64]| s.nested_field_grad(v[0]).1, &[x]);
-        assert_near(h[0][0], fd_h[0], 1e-5, h[0][0].abs().max(1.0), "nested_field_hessian by differences");
+        assert_near(
+            h[0][0],
+            fd_h[0],
+            1e-5,
+            h[0][0].abs().max(1.0),
+            "nested_field_hessian by differences",
+        );
         let (_, _, hv) = s.nested_field_hvp(x, -0.5);
         assert_near(hv, -0.5 * h[0][0], 1e-12, 1.0, "nested_field_hvp");
     }
@@ -820,20 +913,34 @@ fn t_from_a_field_cast_to_f64() {
             let value = kf * a * x * x + c * x;
             let by_hand = [kf * x * x, 2.0 * kf * a * x + c];
             let h_hand = vec![vec![0.0, 2.0 * kf * x], vec![2.0 * kf * x, 2.0 * kf * a]];
-            let f = |v: &[f64]| Counted { a: v[0], ..p.clone() }.second(v[1]);
+            let f = |v: &[f64]| {
+                Counted {
+                    a: v[0],
+                    ..p.clone()
+                }
+                .second(v[1])
+            };
             for (what, (r, (gs, gx))) in [
                 ("first_grad", p.first_grad(x)),
                 ("second_grad", p.second_grad(x)),
                 ("free_grad", free_grad(&p, x)),
             ] {
                 assert_near(r, value, 1e-12, 1.0, what);
-                assert_eq!((gs.k, gs.c), (k, p.c), "{what}: the #[no_grad] fields copied");
+                assert_eq!(
+                    (gs.k, gs.c),
+                    (k, p.c),
+                    "{what}: the #[no_grad] fields copied"
+                );
                 assert_vec_near(&[gs.a, gx], &by_hand, 1e-12, what);
                 fd_check(what, &f, &[a, x], &[gs.a, gx]);
             }
             assert_near(free(&p, x), value, 1e-12, 1.0, "free");
             let grad = |v: &[f64]| {
-                let (_, (gs, gx)) = Counted { a: v[0], ..p.clone() }.second_grad(v[1]);
+                let (_, (gs, gx)) = Counted {
+                    a: v[0],
+                    ..p.clone()
+                }
+                .second_grad(v[1]);
                 vec![gs.a, gx]
             };
             let (_, _, h) = p.second_hessian(x);
@@ -848,7 +955,13 @@ fn t_from_a_field_cast_to_f64() {
                 6.0 * kf * a,
             ];
             for j in 0..4 {
-                assert_near(d[j], third[j], 1e-12, third[j].abs().max(1.0), &format!("third^({j})"));
+                assert_near(
+                    d[j],
+                    third[j],
+                    1e-12,
+                    third[j].abs().max(1.0),
+                    &format!("third^({j})"),
+                );
             }
             check_third_at("Counted::third_derivatives", &|y| p.third_derivatives(y), x);
         }
@@ -949,7 +1062,13 @@ fn plain_impl_methods_without_copies_before() {
         ];
         let d = p.chain_derivatives(x);
         for k in 0..4 {
-            assert_near(d[k], chain[k], 1e-10, chain[k].abs().max(1.0), &format!("chain^({k})"));
+            assert_near(
+                d[k],
+                chain[k],
+                1e-10,
+                chain[k].abs().max(1.0),
+                &format!("chain^({k})"),
+            );
         }
         check_third_at("Wts::chain_derivatives", &|y| p.chain_derivatives(y), x);
         // iterated: W x² + Σ (i + 1) sin(w_i x).
@@ -969,7 +1088,13 @@ fn plain_impl_methods_without_copies_before() {
         assert_near(hg, dx, 1e-12, 1.0, "iterated hessian gradient");
         assert_near(hm[0][0], h, 1e-10, h.abs().max(1.0), "iterated_hessian");
         let fd_h = fd_gradient(&|v: &[f64]| p.iterated_grad(v[0]).1, &[x]);
-        assert_near(hm[0][0], fd_h[0], 1e-5, h.abs().max(1.0), "iterated_hessian by differences");
+        assert_near(
+            hm[0][0],
+            fd_h[0],
+            1e-5,
+            h.abs().max(1.0),
+            "iterated_hessian by differences",
+        );
         let (_, _, hv) = p.iterated_hvp(x, 2.0);
         assert_near(hv, 2.0 * h, 1e-10, h.abs().max(1.0), "iterated_hvp");
         // valued: b x sin x.
@@ -982,9 +1107,19 @@ fn plain_impl_methods_without_copies_before() {
         ];
         let d = p.clone().valued_derivatives(x);
         for k in 0..4 {
-            assert_near(d[k], valued[k], 1e-10, valued[k].abs().max(1.0), &format!("valued^({k})"));
+            assert_near(
+                d[k],
+                valued[k],
+                1e-10,
+                valued[k].abs().max(1.0),
+                &format!("valued^({k})"),
+            );
         }
-        check_third_at("Wts::valued_derivatives", &|y| p.clone().valued_derivatives(y), x);
+        check_third_at(
+            "Wts::valued_derivatives",
+            &|y| p.clone().valued_derivatives(y),
+            x,
+        );
         let (_, _, hm) = p.clone().valued_hessian(x);
         assert_near(hm[0][0], valued[2], 1e-10, 1.0, "valued_hessian");
     }

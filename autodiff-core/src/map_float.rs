@@ -106,12 +106,24 @@ mod tests {
 
     #[test]
     fn dual_struct_pairs_values_with_the_direction_and_back() {
-        let s = P { a: 1.0, w: vec![2.0, 3.0], c: 4.0 };
-        let v = P { a: 0.5, w: vec![-1.0, 2.5], c: 9.0 };
+        let s = P {
+            a: 1.0,
+            w: vec![2.0, 3.0],
+            c: 4.0,
+        };
+        let v = P {
+            a: 0.5,
+            w: vec![-1.0, 2.5],
+            c: 9.0,
+        };
         let d = dual_struct("p", &s, &v);
         assert_eq!((d.a.re, d.a.eps), (1.0, 0.5));
         assert_eq!((d.w[1].re, d.w[1].eps), (3.0, 2.5));
-        assert_eq!((d.c.re, d.c.eps), (4.0, 0.0), "a #[no_grad] float is a constant");
+        assert_eq!(
+            (d.c.re, d.c.eps),
+            (4.0, 0.0),
+            "a #[no_grad] float is a constant"
+        );
         let re = re_struct(&d);
         assert_eq!((re.a, re.w.clone(), re.c), (1.0, vec![2.0, 3.0], 4.0));
         let eps = eps_struct(&d);
@@ -121,10 +133,20 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "the direction for `p` holds 1 differentiable floats but `p` holds 3")]
+    #[should_panic(
+        expected = "the direction for `p` holds 1 differentiable floats but `p` holds 3"
+    )]
     fn dual_struct_names_a_direction_of_another_shape() {
-        let s = P { a: 1.0, w: vec![2.0, 3.0], c: 4.0 };
-        let v = P { a: 0.5, w: vec![], c: 9.0 };
+        let s = P {
+            a: 1.0,
+            w: vec![2.0, 3.0],
+            c: 4.0,
+        };
+        let v = P {
+            a: 0.5,
+            w: vec![],
+            c: 9.0,
+        };
         let _ = dual_struct("p", &s, &v);
     }
 }

@@ -83,15 +83,23 @@ mod tests {
 
     fn rewritten(body: proc_macro2::TokenStream) -> String {
         let mut block: syn::Block = syn::parse2(quote!({ #body })).expect("a block");
-        rewrite(&mut block, &[Ident::new("T", proc_macro2::Span::call_site())]);
+        rewrite(
+            &mut block,
+            &[Ident::new("T", proc_macro2::Span::call_site())],
+        );
         block.to_token_stream().to_string()
     }
 
     #[test]
     fn a_field_cast_inside_t_from_loses_its_cast() {
-        let out = rewritten(quote!(T::from(self.k as f64).unwrap() * T::from((p.inner.n as f32)).expect("n")));
+        let out = rewritten(quote!(
+            T::from(self.k as f64).unwrap() * T::from((p.inner.n as f32)).expect("n")
+        ));
         assert!(out.contains("T :: from (self . k) . unwrap ()"), "{out}");
-        assert!(out.contains("T :: from (p . inner . n) . expect (\"n\")"), "{out}");
+        assert!(
+            out.contains("T :: from (p . inner . n) . expect (\"n\")"),
+            "{out}"
+        );
     }
 
     #[test]
@@ -104,11 +112,7 @@ mod tests {
         ] {
             let before = quote!({ #body }).to_string();
             let after = rewritten(body);
-            assert_eq!(
-                before.replace(' ', ""),
-                after.replace(' ', ""),
-                "{after}"
-            );
+            assert_eq!(before.replace(' ', ""), after.replace(' ', ""), "{after}");
         }
     }
 }

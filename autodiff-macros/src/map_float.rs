@@ -103,7 +103,7 @@ fn visit_stmt(shape: &Shape, place: &TokenStream, d: &TokenStream, t: &Ident) ->
         }
         Shape::Struct => {
             quote!(#trait_path::<#t, __AutodiffU>::visit_floats(#place, #d, &mut *__autodiff_f);)
-        },
+        }
     }
 }
 
@@ -126,8 +126,7 @@ pub(crate) fn impl_of(input: &syn::DeriveInput, fields: &[(&syn::Field, bool)]) 
     }
     let u = Ident::new("__AutodiffU", proc_macro2::Span::call_site());
     let t_name = t.to_string();
-    let renamed =
-        |tokens: TokenStream| crate::shadow::replace_float(tokens, &t_name, &u);
+    let renamed = |tokens: TokenStream| crate::shadow::replace_float(tokens, &t_name, &u);
     let name = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let mut generics = input.generics.clone();
@@ -192,7 +191,12 @@ pub(crate) fn impl_of(input: &syn::DeriveInput, fields: &[(&syn::Field, bool)]) 
         quote!(#ident: #value,)
     });
     let visits = shapes.iter().map(|(ident, _, shape, no_grad)| {
-        visit_stmt(shape, &quote!(&self.#ident), &differentiable_of(*no_grad), t)
+        visit_stmt(
+            shape,
+            &quote!(&self.#ident),
+            &differentiable_of(*no_grad),
+            t,
+        )
     });
     quote! {
         #[automatically_derived]
@@ -237,17 +241,44 @@ mod tests {
         });
         assert!(out.contains("type Out = Model < __AutodiffU >"), "{out}");
         assert!(out.contains("Inner < T > : :: autodiff :: __private :: MapFloat < T , __AutodiffU , Out = Inner < __AutodiffU > >"), "{out}");
-        assert!(out.contains("k : :: core :: clone :: Clone :: clone (& self . k)"), "{out}");
+        assert!(
+            out.contains("k : :: core :: clone :: Clone :: clone (& self . k)"),
+            "{out}"
+        );
         // A `#[no_grad]` float is mapped as not differentiable.
-        assert!(out.contains("s : __autodiff_f (* & self . s , false)"), "{out}");
+        assert!(
+            out.contains("s : __autodiff_f (* & self . s , false)"),
+            "{out}"
+        );
         assert!(out.contains("core :: array :: from_fn"), "{out}");
     }
 
     #[test]
     fn nothing_for_other_forms() {
-        assert!(expanded(quote!(struct Mlp { w: Vec<f64> })).is_empty());
-        assert!(expanded(quote!(struct Two<T: Float, S: Float> { a: T, b: S })).is_empty());
-        assert!(!expanded(quote!(struct Line<T> { a: T })).is_empty());
-        assert!(expanded(quote!(struct O<T: Float> { a: Option<T> })).is_empty());
+        assert!(expanded(quote!(
+            struct Mlp {
+                w: Vec<f64>,
+            }
+        ))
+        .is_empty());
+        assert!(expanded(quote!(
+            struct Two<T: Float, S: Float> {
+                a: T,
+                b: S,
+            }
+        ))
+        .is_empty());
+        assert!(!expanded(quote!(
+            struct Line<T> {
+                a: T,
+            }
+        ))
+        .is_empty());
+        assert!(expanded(quote!(
+            struct O<T: Float> {
+                a: Option<T>,
+            }
+        ))
+        .is_empty());
     }
 }

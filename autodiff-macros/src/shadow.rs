@@ -1698,8 +1698,19 @@ fn read_as_numbers(block: &syn::Block, names: &[Ident]) -> bool {
                 Expr::Binary(b)
                     if matches!(
                         b.op,
-                        Add(_) | Sub(_) | Mul(_) | Div(_) | Rem(_) | AddAssign(_) | SubAssign(_)
-                            | MulAssign(_) | DivAssign(_) | Lt(_) | Le(_) | Gt(_) | Ge(_)
+                        Add(_)
+                            | Sub(_)
+                            | Mul(_)
+                            | Div(_)
+                            | Rem(_)
+                            | AddAssign(_)
+                            | SubAssign(_)
+                            | MulAssign(_)
+                            | DivAssign(_)
+                            | Lt(_)
+                            | Le(_)
+                            | Gt(_)
+                            | Ge(_)
                     ) =>
                 {
                     // (Not beside a reference, `v > &0.0`, which the element by value would not match.)
@@ -3493,11 +3504,54 @@ mod tests {
             "{text}"
         );
         for item in [
-            syn::parse_quote!(fn f(&self, x: f64) -> f64 { let mut s = 0.0; for row in self.m.iter() { s += row[0] * x; } s }),
-            syn::parse_quote!(fn f(&self, x: f64) -> f64 { let mut s = 0.0; for v in self.w.iter() { s += g(v) * x; } s }),
-            syn::parse_quote!(fn f(&self, x: f64) -> f64 { let mut s = 0.0; for v in self.w.iter() { let v = v + 1.0; s += v * x; } s }),
-            syn::parse_quote!(fn f(&self, x: f64) -> f64 { let mut s = 0.0; for v in other.w.iter() { s += v * x; } s }),
-            syn::parse_quote!(fn f(&self, x: f64) -> f64 { let mut s = 0.0; for v in self.w.iter() { if v > &0.0 { s += x; } } s }),
+            syn::parse_quote!(
+                fn f(&self, x: f64) -> f64 {
+                    let mut s = 0.0;
+                    for row in self.m.iter() {
+                        s += row[0] * x;
+                    }
+                    s
+                }
+            ),
+            syn::parse_quote!(
+                fn f(&self, x: f64) -> f64 {
+                    let mut s = 0.0;
+                    for v in self.w.iter() {
+                        s += g(v) * x;
+                    }
+                    s
+                }
+            ),
+            syn::parse_quote!(
+                fn f(&self, x: f64) -> f64 {
+                    let mut s = 0.0;
+                    for v in self.w.iter() {
+                        let v = v + 1.0;
+                        s += v * x;
+                    }
+                    s
+                }
+            ),
+            syn::parse_quote!(
+                fn f(&self, x: f64) -> f64 {
+                    let mut s = 0.0;
+                    for v in other.w.iter() {
+                        s += v * x;
+                    }
+                    s
+                }
+            ),
+            syn::parse_quote!(
+                fn f(&self, x: f64) -> f64 {
+                    let mut s = 0.0;
+                    for v in self.w.iter() {
+                        if v > &0.0 {
+                            s += x;
+                        }
+                    }
+                    s
+                }
+            ),
         ] {
             let text = copy(item);
             assert!(!text.contains("for &"), "{text}");

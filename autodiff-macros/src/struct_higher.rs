@@ -224,7 +224,8 @@ fn mapped(
     let [t] = of_impl.as_slice() else {
         return None;
     };
-    let returns_t = matches!(&s.sig.ret_ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident(t));
+    let returns_t =
+        matches!(&s.sig.ret_ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident(t));
     if !own.is_empty() || !returns_t {
         return None;
     }

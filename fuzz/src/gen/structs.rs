@@ -331,7 +331,11 @@ impl Gen {
         // too (a helper written for `f64` without it has no generic copy where its body takes a reference
         // to iterate, `for &v in &p.arr`, or passes `self` on whole: a spanned error at the call).
         let draw = self.rng.range(0, 3);
-        let draw = if method && draw == 2 && !with_xs { 1 } else { draw };
+        let draw = if method && draw == 2 && !with_xs {
+            1
+        } else {
+            draw
+        };
         let wrt: Option<Vec<&str>> = match (method, draw) {
             (false, 0) => None,
             (false, 1) => Some(vec!["p"]),
