@@ -686,7 +686,7 @@ pub struct NoMethodCopy;
             which the copy of an `order = K` caller calls, only where it surely compiles: a body that reads \
             `self`'s fields and slices by index (`self.w[i]`) or by value (`for &w in self.w.iter()`, iterator \
             chains such as `self.w.iter().map(|w| w * x).sum()`) or by reference with each element read as a number \
-            (`for w in self.w.iter() { s += w * x }`), \
+            (`for w in self.w.iter()` adding `w * x`), \
             takes references only to pass them to calls, calls only float methods, `len`, \
             `clone`, `to_vec` and `push`, and calls other functions by their names or paths (`m::g(..)`) and \
             associated functions as `Self::h(..)` or `S::h(..)`, and, in a method taking `&self`, other methods \
