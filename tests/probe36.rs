@@ -102,8 +102,8 @@ pub mod nested_methods {
         pub k: usize,
     }
 
-    // `impl<T: Float> Outer<T>` with `loss` at `order = 2` calling `self.features(..)` is refused (a
-    // spanned error, README "not supported"): the methods are written for `Outer<f64>`.
+    // Written for `Outer<f64>`; `impl<T: Float> Outer<T>` with `loss` at `order = 2` calling
+    // `self.features(..)` works too (tests/methods37.rs, `Model::fit`).
     impl Outer<f64> {
         /// An output parameter written from the nested struct's fields.
         #[differentiable(wrt(self))]

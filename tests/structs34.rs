@@ -642,8 +642,7 @@ impl Cfg {
         self.k * x * x
     }
 
-    /// `reads_fields x`, `self` differentiated (with `self` constant, the spanned error
-    /// tests/ui/signature/order-method-constant-self-to-struct-function.rs).
+    /// `reads_fields x`, `self` differentiated (with `self` constant too: tests/methods37.rs).
     #[differentiable(wrt(self, x), order = 2)]
     pub fn energy(&self, x: f64) -> f64 {
         reads_fields(self, x) * x

@@ -661,9 +661,11 @@ pub fn require_generic_copy<C: HasGenericCopy>(_found: C) {}
             `Vec::new()` filled by `push` of floats, a `Vec` a differentiable callee returns, not one a \
             plain function returns); a `#[custom_gradient]` function written for `f64` has one where its body and closure would compile generically so (they call other \
             functions by their bare names, whose copies its copy calls): else make it generic over `T: Float` \
-            (and what it calls); a function of a parameter struct with `order = K` has none, since callers \
-            passing it the struct on whole reach its hidden function over the struct's values: a method keeping \
-            `self` constant that passes `self` to it (`g(self, x)`) does not, so give that method `wrt(self, ..)`"
+            (and what it calls); a function of a parameter struct with `order = K` has one with its structs \
+            constant only where its body passes neither a struct nor a field on whole to a call (callers \
+            passing it the struct on whole reach its hidden function over the struct's values, but a method \
+            keeping `self` constant that passes `self` to it, `g(self, x)`, reaches this copy): give that \
+            method `wrt(self, ..)`"
 )]
 pub trait HasGenericCopy {}
 
@@ -684,7 +686,8 @@ pub struct NoMethodCopy;
     note = "`#[differentiable]` makes the generic copy `Self::__g_generic` of a method or associated function, \
             which the copy of an `order = K` caller calls, only where it surely compiles: a body that reads \
             `self`'s fields and slices by index (`self.w[i]`) or by value (`for &w in self.w.iter()`, iterator \
-            chains such as `self.w.iter().map(|w| w * x).sum()`), not by reference (`for w in self.w.iter()`), \
+            chains such as `self.w.iter().map(|w| w * x).sum()`) or by reference with each element read as a number \
+            (`for w in self.w.iter()` adding `w * x`), \
             takes references only to pass them to calls, calls only float methods, `len`, \
             `clone`, `to_vec` and `push`, and calls other functions by their names or paths (`m::g(..)`) and \
             associated functions as `Self::h(..)` or `S::h(..)`, and, in a method taking `&self`, other methods \

@@ -10,6 +10,7 @@ mod check;
 mod differentiable;
 mod dual;
 mod lift;
+mod map_float;
 mod matrix;
 mod memory;
 mod multi_dual;
@@ -71,6 +72,7 @@ pub mod private {
         plain_tuple, re_parts, round_f32, to_int, tuple_values, value, ArrayValues, BlockValue,
         Constant, Kind, Lift, Parts, ResultCheck, TupleValues,
     };
+    pub use crate::map_float::{constant_struct, dual_struct, eps_struct, re_struct, MapFloat};
     pub use crate::matrix::{
         constant_matrix, dual_matrix, fixed_row, flatten, level_offsets, matrix_tangent,
         row_offsets, row_offsets_of_lengths, unflatten, unflatten_fixed, unflatten_like,

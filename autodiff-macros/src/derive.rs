@@ -290,12 +290,20 @@ pub(crate) fn derive(input: TokenStream) -> TokenStream {
             }
         }
     };
+    // The struct over another float type, for `order = K` on methods of a generic `impl`.
+    let in_order: Vec<(&syn::Field, bool)> = all_fields
+        .iter()
+        .map(|f| (*f, constant.iter().any(|c| std::ptr::eq(*c, *f))))
+        .collect();
+    let map_float = crate::map_float::impl_of(&input, &in_order);
     quote! {
         #[automatically_derived]
         #[allow(dead_code, non_snake_case)]
         impl #impl_generics #name #ty_generics #where_clause {
             #(#helpers)*
         }
+
+        #map_float
 
         #whole_field
 

@@ -307,6 +307,11 @@ fn try_expand(
     if let Some(sig) = &sig {
         crate::method_paths::rewrite(&mut chains_desugared.block, sig);
     }
+    // `T::from(p.k as f64)`: `T::from(p.k)` (`from_casts.rs`).
+    crate::from_casts::rewrite(
+        &mut chains_desugared.block,
+        &signature::float_type_params(&analysis_item.sig.generics),
+    );
     // A generic copy's calls by a path, in the form the later passes read.
     crate::shadow::read_copy_calls(&mut chains_desugared.block);
     // A float output `y: &mut T` is a slice of one element in the generated code: `*y` is `y[0]`.
@@ -668,22 +673,16 @@ fn first_order_generic_copy(
     // its hidden function over the structs' values (`struct_whole.rs`), not a copy; one that reaches a
     // copy (a method keeping `self` constant, `reads_fields(self, x)`) meets the fallback's one error, not
     // rustc's cascade at a missing `GenericCopy` (E0658 `fn_traits`, "expected a `Fn` closure").
+    // A method keeping `self` constant that passes it on (`reads_fields(self, x)`) reaches its copy with
+    // the structs constant, made below as for a function without `order = K` where it surely compiles.
     let written_for_a_float = signature::float_type_params(&item.sig.generics).is_empty();
-    if higher
+    let struct_with_order = higher
         && parameter_struct
         && written_for_a_float
         && !is_method(item)
         && !args.copy
-        && !args.lift_fields
-    {
-        let why = "it has `order = K` and takes a parameter struct: an `order = K` function passing it the \
-                   struct on whole reaches its hidden function over the struct's values, which a method \
-                   keeping `self` constant does not (`reads_fields(self, x)`): give that method `wrt(self, ..)`, \
-                   or call this function from a free function of the struct"
-            .to_string();
-        return (companion::GenericCopy::Fallback { why }, TokenStream::new());
-    }
-    if higher || args.copy || args.lift_fields {
+        && !args.lift_fields;
+    if !struct_with_order && (higher || args.copy || args.lift_fields) {
         return missing;
     }
     // A value of a type of the user's passed on whole (`inner(x, mode)`) may reach a function of a

@@ -642,6 +642,27 @@ fn in_generic_impl(
     Some(quote!(#hvp #hessian #derivatives))
 }
 
+/// `f_hvp`, `f_hessian` and (for one scalar active input) `f_derivatives` of a method of a generic `impl`
+/// (`impl<T: Float> Model<T>`) returning its float type `scalar`: its own `f_grad` run on the struct over
+/// dual numbers (`Model<Dual<T>>`, `__private::MapFloat`, which `#[derive(Differentiable)]` implements),
+/// as for a free generic function, so that whatever its first order differentiates (calls of other
+/// methods, `Self::helper(x)`, output parameters, integer fields) its higher orders do too.
+pub(crate) fn mapped_items(
+    item: &syn::ItemFn,
+    sig: &Signature,
+    scalar: &Ident,
+    order: &syn::LitInt,
+) -> TokenStream {
+    let Ok(k) = order.base10_parse::<usize>() else {
+        return TokenStream::new();
+    };
+    let h = Higher { item, sig, scalar };
+    let hvp = h.hvp();
+    let hessian = h.hessian();
+    let derivatives = h.derivatives(k);
+    quote!(#hvp #hessian #derivatives)
+}
+
 /// `f_hessian` of a function whose `f_grad` and `f_hvp` exist (`struct_higher.rs` emits the latter for a
 /// function of a parameter struct): one `f_hvp` per flattened active input.
 pub(crate) fn hessian_of(item: &syn::ItemFn, sig: &Signature, scalar: &Ident) -> TokenStream {
@@ -931,6 +952,62 @@ impl Higher<'_> {
         }
     }
 
+    // Input:  &self (of `impl<T: Float> Model<T>`), one level, the direction `__direction_0`
+    // Output: let __lifted_self = dual_struct("self", self, &__direction_0);     (a `Model<Dual<T>>`)
+    /// A parameter struct as `mapped_items` passes it to `f_grad`: the same struct over `levels` nested
+    /// dual numbers (`MapFloat`), with the tangent `tangent` at the first level where it is differentiated
+    /// (`dual_struct`), else constant. `None` for a parameter that is not a struct.
+    fn lift_struct(
+        p: &Param,
+        levels: usize,
+        tangent: Option<&Ident>,
+    ) -> Option<(Ident, TokenStream)> {
+        let (_, reference) = Self::flat_view(p)?;
+        let ident = &p.ident;
+        let lifted = local(&format!("__lifted_{ident}"));
+        let label = ident.to_string();
+        // Spanned at the parameter: where the struct has no `MapFloat`, its message is there.
+        let span = ident.span();
+        let mut value = match tangent {
+            Some(t) => {
+                quote_spanned!(span=> ::autodiff::__private::dual_struct(#label, #reference, &#t))
+            }
+            None => quote_spanned!(span=> ::autodiff::__private::constant_struct(#reference)),
+        };
+        for _ in 1..levels {
+            value = quote!(::autodiff::__private::constant_struct(&#value));
+        }
+        Some((lifted, value))
+    }
+
+    /// A lifted parameter struct passed as the parameter is taken (`&self` or `self`, `p: &S` or `p: S`).
+    fn pass_struct(&self, p: &Param, lifted: &Ident) -> TokenStream {
+        match &p.ty {
+            Type::Reference(_) => quote!(&#lifted),
+            _ => quote!(#lifted),
+        }
+    }
+
+    /// The call of `f_grad` with `args`: a method's on its lifted receiver (`__lifted_self.f_grad(..)`,
+    /// the method of the struct over dual numbers, which `Self::f_grad` is not in a generic `impl`),
+    /// else `f_grad(..)` or `Self::f_grad(..)`.
+    fn grad_call(&self, args: &[TokenStream]) -> TokenStream {
+        let receiver = self.item.sig.receiver().is_some()
+            && self.sig.params.first().is_some_and(|p| p.ident == "self")
+            && matches!(self.sig.params[0].kind, Kind::Struct(_));
+        match (receiver, args.split_first()) {
+            (true, Some((_, rest))) => {
+                let name = self.name("grad");
+                let lifted = local("__lifted_self");
+                quote!(#lifted.#name(#(#rest),*))
+            }
+            _ => {
+                let grad = self.sibling("grad");
+                quote!(#grad(#(#args),*))
+            }
+        }
+    }
+
     /// `f_hvp(<params>, v: G) -> (T, G, G)`: value, gradient, and the Hessian times `v`.
     fn hvp(&self) -> TokenStream {
         let v = local("v");
@@ -954,6 +1031,16 @@ impl Higher<'_> {
         let mut direction = directions.iter();
         let mut write_back = Vec::new();
         for p in &self.sig.params {
+            // A parameter struct (`mapped_items`): the same struct over dual numbers.
+            if matches!(p.kind, Kind::Struct(_)) {
+                let tangent = if p.active { direction.next() } else { None };
+                let Some((lifted, lift)) = Self::lift_struct(p, 1, tangent) else {
+                    continue;
+                };
+                lifts.push(quote!(let #lifted = #lift;));
+                args.push(self.pass_struct(p, &lifted));
+                continue;
+            }
             if !self.is_float(p) {
                 args.push(self.data_arg(p, &quote!(::autodiff::__private::Dual<#scalar>)));
                 continue;
@@ -1006,7 +1093,7 @@ impl Higher<'_> {
             lifts.push(quote!(let #lifted = #lift;));
             args.push(self.pass(p, &lifted));
         }
-        let grad = self.sibling("grad");
+        let grad = self.grad_call(&args);
         let (value, gradient) = (local("value"), local("gradient"));
         let parts: Vec<Ident> = (0..active.len())
             .map(|i| local(&format!("__part_{i}")))
@@ -1015,14 +1102,23 @@ impl Higher<'_> {
             [one] => quote!(let #one = #gradient;),
             many => quote!(let (#(#many,)*) = #gradient;),
         };
-        let re = parts
+        let is_struct: Vec<bool> = active
             .iter()
-            .map(|p| quote!(::autodiff::__private::re_parts(&#p)));
+            .map(|p| matches!(p.kind, Kind::Struct(_)))
+            .collect();
+        let re = parts.iter().zip(&is_struct).map(|(p, s)| match s {
+            true => quote!(::autodiff::__private::re_struct(&#p)),
+            false => quote!(::autodiff::__private::re_parts(&#p)),
+        });
         // The product goes into the direction's buffers, which have the gradient's shape.
         let eps = parts
             .iter()
             .zip(&directions)
-            .map(|(p, d)| quote!(::autodiff::__private::eps_parts_into(&#p, #d)));
+            .zip(&is_struct)
+            .map(|((p, d), s)| match s {
+                true => quote!({ let _ = #d; ::autodiff::__private::eps_struct(&#p) }),
+                false => quote!(::autodiff::__private::eps_parts_into(&#p, #d)),
+            });
         let (re, eps) = if parts.len() == 1 {
             (quote!(#(#re)*), quote!(#(#eps)*))
         } else {
@@ -1038,7 +1134,7 @@ impl Higher<'_> {
             #signature {
                 #unpack
                 #(#lifts)*
-                let (#value, #gradient) = #grad(#(#args),*);
+                let (#value, #gradient) = #grad;
                 #(#write_back)*
                 #unpack_gradient
                 (#value.re, #re, #eps)
@@ -1355,7 +1451,10 @@ impl Higher<'_> {
         let [x] = active.as_slice() else {
             return TokenStream::new();
         };
-        if x.array.is_some() || crate::signature::float_tuple(&x.kind).is_some() {
+        if x.array.is_some()
+            || crate::signature::float_tuple(&x.kind).is_some()
+            || matches!(x.kind, Kind::Struct(_))
+        {
             return TokenStream::new();
         }
         let scalar = self.scalar;
@@ -1373,6 +1472,12 @@ impl Higher<'_> {
         // the values written back.
         let mut write_back = Vec::new();
         for p in &self.sig.params {
+            // A parameter struct (`mapped_items`), never the active input: a constant over nested duals.
+            if let Some((lifted, lift)) = Self::lift_struct(p, levels, None) {
+                lifts.push(quote!(let #lifted = #lift;));
+                args.push(self.pass_struct(p, &lifted));
+                continue;
+            }
             if !self.is_float(p) {
                 args.push(self.data_arg(p, &nested));
                 continue;
@@ -1429,6 +1534,7 @@ impl Higher<'_> {
             quote!(#tangent #(#steps)*)
         });
         let grad = self.sibling("grad");
+        let call = self.grad_call(&args);
         let name = &self.item.sig.ident;
         let doc = format!(
             " `[f, f', .., f^({k})]` of `{name}` at its active input: `{grad}` run on {levels} nested dual numbers."
@@ -1437,7 +1543,7 @@ impl Higher<'_> {
             #[doc = #doc]
             #signature {
                 #(#lifts)*
-                let (#value, #tangent) = #grad(#(#args),*);
+                let (#value, #tangent) = #call;
                 #(#write_back)*
                 [#value #(#value_part)*, #(#parts),*]
             }

@@ -1585,7 +1585,18 @@ fn by_value_loops(
             // (`g(v)`, `a.max(v)`), an element may have to stay the reference the callee takes, and the
             // copy would not compile (it is made without being asked: it must).
             let mut by_value = f.clone();
-            let names = self.loop_pattern(&mut by_value);
+            let mut names = self.loop_pattern(&mut by_value);
+            // Over a field of `self` (`for v in self.w.iter()`), whose type the syntax does not show:
+            // where the body reads each element only as a number (`s += v * x`, `*v`, `v.sin()`), so that
+            // it is surely a `Copy` number taken out of its reference as well.
+            if names.is_empty() {
+                let mut candidate = f.clone();
+                let found = self_field_pattern(&mut candidate);
+                if !found.is_empty() && read_as_numbers(&f.body, &found) {
+                    by_value = candidate;
+                    names = found;
+                }
+            }
             if !names.is_empty() && !passed_on_bare(&f.body, &names) {
                 *f = by_value;
                 Deref(&names).visit_block_mut(&mut f.body);
@@ -1612,6 +1623,129 @@ fn by_value_loops(
     rewrite.arrays.extend(locals);
     rewrite.visit_block_mut(&mut item.block);
     item
+}
+
+/// Is `e` a field of `self` iterated (`self.w.iter()`, `&self.inner.w`, `self.w.iter().rev()`)?
+fn self_field_iterated(e: &Expr) -> bool {
+    let e = match without_revs(e) {
+        Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
+        Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => &*m.receiver,
+        _ => return false,
+    };
+    let mut e = e;
+    let mut fields = 0;
+    while let Expr::Field(f) = e {
+        fields += 1;
+        e = &f.base;
+    }
+    fields > 0 && matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("self"))
+}
+
+// Input:  for v in self.w.iter() { .. }          for (i, v) in self.w.iter().enumerate() { .. }
+// Output: for &v in self.w.iter() { .. }, [v]    for (i, &v) in self.w.iter().enumerate() { .. }, [v]
+/// The loop's pattern over a field of `self` taken by value, and the names it so binds (none where the
+/// loop is of another form).
+fn self_field_pattern(f: &mut syn::ExprForLoop) -> Vec<Ident> {
+    use syn::Pat;
+    let by_value = |pat: &mut Pat| match pat {
+        Pat::Ident(i) if i.by_ref.is_none() && i.mutability.is_none() && i.subpat.is_none() => {
+            let name = i.ident.clone();
+            *pat = syn::parse_quote!(&#name);
+            vec![name]
+        }
+        _ => Vec::new(),
+    };
+    if self_field_iterated(&f.expr) {
+        return by_value(&mut f.pat);
+    }
+    let iterated = without_revs(&f.expr).clone();
+    match (&mut *f.pat, &iterated) {
+        (Pat::Tuple(t), Expr::MethodCall(m))
+            if t.elems.len() == 2
+                && m.method == "enumerate"
+                && m.args.is_empty()
+                && self_field_iterated(&m.receiver) =>
+        {
+            by_value(&mut t.elems[1])
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Does `block` read each of `names` only as a number: an operand of arithmetic or a comparison (`v * x`,
+/// `s += v`, `v < a`), dereferenced (`*v`), or the receiver of a float method (`v.sin()`), and never bind
+/// the name again?
+fn read_as_numbers(block: &syn::Block, names: &[Ident]) -> bool {
+    use syn::visit::Visit;
+    let bound = crate::bindings::bound_in_block(block);
+    if names.iter().any(|n| bound.contains(&n.to_string())) {
+        return false;
+    }
+    struct Uses<'a> {
+        names: &'a [Ident],
+        other: bool,
+    }
+    impl Uses<'_> {
+        fn named(&self, e: &Expr) -> bool {
+            matches!(e, Expr::Path(p) if p.qself.is_none()
+                && p.path.get_ident().is_some_and(|i| self.names.contains(i)))
+        }
+    }
+    impl<'ast> Visit<'ast> for Uses<'_> {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            use syn::BinOp::*;
+            match e {
+                Expr::Binary(b)
+                    if matches!(
+                        b.op,
+                        Add(_)
+                            | Sub(_)
+                            | Mul(_)
+                            | Div(_)
+                            | Rem(_)
+                            | AddAssign(_)
+                            | SubAssign(_)
+                            | MulAssign(_)
+                            | DivAssign(_)
+                            | Lt(_)
+                            | Le(_)
+                            | Gt(_)
+                            | Ge(_)
+                    ) =>
+                {
+                    // (Not beside a reference, `v > &0.0`, which the element by value would not match.)
+                    let reference = |e: &Expr| matches!(e, Expr::Reference(_));
+                    let named = self.named(&b.left) || self.named(&b.right);
+                    if named && (reference(&b.left) || reference(&b.right)) {
+                        self.other = true;
+                    }
+                    for side in [&*b.left, &*b.right] {
+                        if !self.named(side) {
+                            self.visit_expr(side);
+                        }
+                    }
+                }
+                Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) && self.named(&u.expr) => {}
+                Expr::MethodCall(m)
+                    if self.named(&m.receiver)
+                        && crate::ir::FloatFn::ALL
+                            .iter()
+                            .any(|(n, _, _)| m.method == n) =>
+                {
+                    m.args.iter().for_each(|a| self.visit_expr(a));
+                }
+                e if self.named(e) => self.other = true,
+                e => syn::visit::visit_expr(self, e),
+            }
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut uses = Uses {
+        names,
+        other: false,
+    };
+    uses.visit_block(block);
+    !uses.other
 }
 
 /// The parameters taken by value (`x: [f64; 3]`, `x: Vec<f64>`) and the locals made by value
@@ -3338,6 +3472,90 @@ mod tests {
         );
         let text = copy.block.to_token_stream().to_string();
         assert!(text.contains("for & v in w . iter ()") && text.contains("for row in m . iter ()"));
+    }
+
+    /// A loop over a field of `self` by reference takes its elements out where the body reads them only
+    /// as numbers; a row of a matrix field (`row[0]`), an element passed on bare, or a name bound again,
+    /// no (the field's type is not visible, and a copy made without being asked must compile).
+    #[test]
+    fn loops_over_fields_of_self_read_as_numbers_take_elements_by_value() {
+        let copy = |item: syn::ItemFn| {
+            by_value_loops(&item, "f64", Locals::OfFloats, &[])
+                .block
+                .to_token_stream()
+                .to_string()
+        };
+        let text = copy(syn::parse_quote!(
+            fn f(&self, x: f64) -> f64 {
+                let mut s = 0.0;
+                for v in self.w.iter() {
+                    s += v * x;
+                }
+                for (i, v) in self.inner.w.iter().enumerate() {
+                    s += *v * x + v.sin() * (i as f64);
+                }
+                s
+            }
+        ));
+        assert!(
+            text.contains("for & v in self . w . iter ()")
+                && text.contains("for (i , & v) in self . inner . w . iter () . enumerate ()")
+                && text.contains("s += v * x + v . sin ()"),
+            "{text}"
+        );
+        for item in [
+            syn::parse_quote!(
+                fn f(&self, x: f64) -> f64 {
+                    let mut s = 0.0;
+                    for row in self.m.iter() {
+                        s += row[0] * x;
+                    }
+                    s
+                }
+            ),
+            syn::parse_quote!(
+                fn f(&self, x: f64) -> f64 {
+                    let mut s = 0.0;
+                    for v in self.w.iter() {
+                        s += g(v) * x;
+                    }
+                    s
+                }
+            ),
+            syn::parse_quote!(
+                fn f(&self, x: f64) -> f64 {
+                    let mut s = 0.0;
+                    for v in self.w.iter() {
+                        let v = v + 1.0;
+                        s += v * x;
+                    }
+                    s
+                }
+            ),
+            syn::parse_quote!(
+                fn f(&self, x: f64) -> f64 {
+                    let mut s = 0.0;
+                    for v in other.w.iter() {
+                        s += v * x;
+                    }
+                    s
+                }
+            ),
+            syn::parse_quote!(
+                fn f(&self, x: f64) -> f64 {
+                    let mut s = 0.0;
+                    for v in self.w.iter() {
+                        if v > &0.0 {
+                            s += x;
+                        }
+                    }
+                    s
+                }
+            ),
+        ] {
+            let text = copy(item);
+            assert!(!text.contains("for &"), "{text}");
+        }
     }
 
     #[test]

@@ -78,6 +78,12 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
     let renamed = (method && !in_impl)
         .then(|| generic_impl_float(s, &floats))
         .flatten();
+    // A method of a generic `impl` whose hidden function of the fields cannot be made (its body calls
+    // other methods, names `Self`, reads an integer field or passes `self` on whole): its own `f_grad` run on
+    // the struct over dual numbers (`higher::mapped_items`).
+    if let Some(items) = mapped(s, &floats, order, in_impl, renamed.as_ref()) {
+        return items;
+    }
     if method && !in_impl && renamed.is_none() {
         // The hidden function is declared inside `f_hvp` (it cannot take the `impl`'s float type
         // parameter as its own), where neither `Self` nor `self` is in scope.
@@ -191,6 +197,48 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
     let hessian = crate::higher::hessian_of(s.bounded, s.sig, &scalar);
     let stand_ins = crate::struct_whole::constant_stand_ins(s);
     quote!(#fields_fn #hvp #hessian #derivatives #stand_ins)
+}
+
+// Input:  impl<T: Float> Model<T> { #[differentiable(wrt(self), order = 2)] fn loss(&self, x: &[T]) -> T { self.other(x) * .. } }
+// Output: fn loss_hvp(&self, x: &[T], v: Self) -> (T, Self, Self) {
+//             let __lifted_self = dual_struct("self", self, &v);          // a `Model<Dual<T>>`
+//             let (value, gradient) = __lifted_self.loss_grad(&constant_vec(&x));
+//             (value.re, re_struct(&gradient), eps_struct(&gradient))
+//         }   (and `loss_hessian`, `loss_derivatives` through it)
+/// For a method taking `self` in a generic `impl` and returning the `impl`'s float type, where the hidden
+/// function of the fields cannot be made (`renamed` is `None` and the body names `Self` or `self` other
+/// than by its fields, reads an integer field, or passes `self` on whole): `higher::mapped_items`.
+fn mapped(
+    s: &StructFunction,
+    floats: &[bool],
+    order: &syn::LitInt,
+    in_impl: bool,
+    renamed: Option<&Ident>,
+) -> Option<TokenStream> {
+    if !crate::expand::is_method(s.item) || in_impl || renamed.is_some() {
+        return None;
+    }
+    s.item.sig.receiver()?;
+    let of_impl = crate::signature::float_type_params(&s.analysis_item.sig.generics);
+    let own = crate::signature::float_type_params(&s.item.sig.generics);
+    let [t] = of_impl.as_slice() else {
+        return None;
+    };
+    let returns_t =
+        matches!(&s.sig.ret_ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident(t));
+    if !own.is_empty() || !returns_t {
+        return None;
+    }
+    let names_self = s
+        .flat
+        .block
+        .to_token_stream()
+        .into_iter()
+        .any(|t| names_self(&t));
+    let integer_field = floats.iter().any(|float| !float);
+    let whole = s.flat.uses_a_struct_whole(s.sig, false);
+    (names_self || integer_field || whole)
+        .then(|| crate::higher::mapped_items(s.bounded, s.sig, t, order))
 }
 
 /// For each field input (in `Flattened::field_inputs`' order), is it a float or an array of floats (not a
@@ -1084,9 +1132,12 @@ mod tests {
             !fine.contains("compile_error") && fine.contains("fn __energy_fields"),
             "{fine}"
         );
+        // One that calls a method runs its own `f_grad` on the struct over dual numbers (`mapped`).
         let calling = method(quote!(self.other(x) * self.k));
+        assert!(!calling.contains("compile_error"), "{calling}");
         assert!(
-            calling.contains("names `Self` or calls a method"),
+            calling.contains("constant_struct (self)")
+                && calling.contains("__lifted_self . energy_grad (__lifted_x)"),
             "{calling}"
         );
         // Unless it calls associated functions only (through their generic copies) or reads an integer
@@ -1101,7 +1152,7 @@ mod tests {
         }
         let integer = method(quote!(self.k * x.powi(self.n as i32) + self.other(x)));
         assert!(
-            integer.contains("names `Self` or calls a method"),
+            !integer.contains("compile_error") && integer.contains("__lifted_self . energy_grad"),
             "{integer}"
         );
         // In an `impl` without float type parameters it is an associated function of the `impl`, which

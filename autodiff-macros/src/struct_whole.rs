@@ -206,10 +206,11 @@ fn structs_fit(s: &StructFunction, constant: Constant) -> bool {
     // (Not a constant `self`, whose method keeps `struct_higher.rs`'s way: in an `impl`, its calls of
     // other methods reach their generic copies there, and of free functions that keep the struct constant
     // too, theirs, which need no derive; tests/methods.rs::curved_through_free_function.)
+    // A constant `self` with a field passed on whole (`hs(&self.w, x)`, `g(&self.inner, x)`) takes this
+    // way: `struct_higher.rs`'s hidden function of the fields cannot pass a field on.
     let passed_on = |i: usize, p: &crate::signature::Param| {
-        p.ident != "self"
-            && (passed_to_a_call(s.written, &p.ident.to_string())
-                || s.flat.field_inputs().any(|f| f.parent == i && f.whole))
+        s.flat.field_inputs().any(|f| f.parent == i && f.whole)
+            || p.ident != "self" && passed_to_a_call(s.written, &p.ident.to_string())
     };
     own_floats
         && s.sig.params.iter().enumerate().all(|(i, p)| match &p.kind {

@@ -94,73 +94,6 @@ fn reads_jvp(p: &Cfg, x: &[f64], tangent: ::std::vec::Vec<f64>) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct reads {}
-#[doc(hidden)]
-#[allow(non_camel_case_types, dead_code)]
-struct __reads_generic {}
-#[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
-impl __reads_generic {
-    #[inline]
-    fn call<__S: ::autodiff::__private::Float>(p: &Cfg, x: &[__S]) -> __S {
-        ::autodiff::__private::no_generic_copy::<__reads_generic, __S, _>()
-    }
-    #[inline]
-    fn vjp<__S: ::autodiff::__private::Float>(
-        self,
-        p: &Cfg,
-        x: &[__S],
-        d_ret: __S,
-    ) -> (__S, ((), ::std::vec::Vec<__S>)) {
-        ::autodiff::__private::no_generic_copy::<__reads_generic, __S, _>()
-    }
-    #[inline]
-    fn jvp<__S: ::autodiff::__private::Float>(
-        self,
-        p: &Cfg,
-        x: &[__S],
-        tangents: ((), ::std::vec::Vec<__S>),
-    ) -> (__S, __S) {
-        ::autodiff::__private::no_generic_copy::<__reads_generic, __S, _>()
-    }
-    #[inline]
-    fn vjp_into<__S: ::autodiff::__private::Float>(
-        self,
-        p: &Cfg,
-        x: &[__S],
-        d_ret: __S,
-        grads: ((), ::core::option::Option<&mut [__S]>),
-    ) -> __S {
-        ::autodiff::__private::no_generic_copy::<__reads_generic, __S, _>()
-    }
-    #[inline]
-    fn vjp_out<__S: ::autodiff::__private::Float>(
-        self,
-        p: &Cfg,
-        x: &[__S],
-        d_ret: ::core::option::Option<__S>,
-        d_after: impl ::core::marker::Sized,
-    ) -> (__S, ((), ::std::vec::Vec<__S>)) {
-        ::autodiff::__private::no_generic_copy::<__reads_generic, __S, _>()
-    }
-    #[inline]
-    fn jvp_out<__S: ::autodiff::__private::Float>(
-        self,
-        p: &Cfg,
-        x: &[__S],
-        tangents: impl ::core::marker::Sized,
-        d_after: impl ::core::marker::Sized,
-    ) -> (__S, __S) {
-        ::autodiff::__private::no_generic_copy::<__reads_generic, __S, _>()
-    }
-    #[inline]
-    fn call_on<__S: ::autodiff::__private::Float>(self, p: &Cfg, x: &[__S]) -> __S {
-        ::autodiff::__private::no_generic_copy::<__reads_generic, __S, _>()
-    }
-}
-impl<__S> ::autodiff::__private::NoGenericCopy<__S> for __reads_generic {
-    const FAIL: () = ::core::panic!(
-        "`reads` has no generic copy, which an `order = K` function calling it (directly or through other functions) needs: it has `order = K` and takes a parameter struct: an `order = K` function passing it the struct on whole reaches its hidden function over the struct's values, which a method keeping `self` constant does not (`reads_fields(self, x)`): give that method `wrt(self, ..)`, or call this function from a free function of the struct. Give `reads` `order = 2` too (its generic copy is then made, or an error says why it cannot be), or make it generic over `T: Float`"
-    );
-}
 impl ::autodiff::__private::GenericCopy for reads {
     type Copy = __reads_generic;
     #[inline(always)]
@@ -168,6 +101,7 @@ impl ::autodiff::__private::GenericCopy for reads {
         __reads_generic {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for reads {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl reads {
     #[inline]
@@ -238,6 +172,213 @@ impl reads {
     ) -> f64 {
         let (__slot_0, __slot_1) = grads;
         let (value, gradient) = reads_vjp(p, x, d_ret);
+        let __gradient_1 = gradient;
+        ::autodiff::__private::accumulate_into_slot(__slot_1, &__gradient_1[..]);
+        value
+    }
+    #[inline(always)]
+    fn cotangent_linear(&self) -> bool {
+        true
+    }
+}
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __reads_generic<__S: ::autodiff::__private::Float>(p: &Cfg, x: &[__S]) -> __S {
+    let __p_b = ::autodiff::__private::lift::<__S, _>(::core::clone::Clone::clone(&p.b));
+    let __p_n = ::autodiff::__private::lift::<__S, _>(::core::clone::Clone::clone(&p.n));
+    let __p_w_lifted = ::autodiff::__private::lift::<
+        __S,
+        _,
+    >(::core::clone::Clone::clone(&p.w));
+    let __p_w = &__p_w_lifted;
+    {
+        use ::autodiff::__private::Float as _;
+        let mut s = __p_b * x[0];
+        for i in 0..__p_n {
+            s = s + ((*__p_w)[i] * x[i] * x[i]);
+        }
+        s
+    }
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __reads_generic_vjp<__S: ::autodiff::__private::Float>(
+    p: &Cfg,
+    x: &[__S],
+    d_ret: __S,
+) -> (__S, ::std::vec::Vec<__S>) {
+    let __p_b = ::autodiff::__private::lift::<__S, _>(::core::clone::Clone::clone(&p.b));
+    let __p_n = ::autodiff::__private::lift::<__S, _>(::core::clone::Clone::clone(&p.n));
+    let __p_w_lifted = ::autodiff::__private::lift::<
+        __S,
+        _,
+    >(::core::clone::Clone::clone(&p.w));
+    let __p_w = &__p_w_lifted;
+    let (__value, __gradient) = {
+        use ::autodiff::__private::Float as _;
+        let mut __d_x = ::autodiff::__private::zeros_like(&x);
+        let __v0 = x[0];
+        let s = __p_b * __v0;
+        let mut __d_s_1 = d_ret;
+        let mut s_1 = s;
+        let ____p_w_view: &[_] = &__p_w[..__p_n];
+        let __x_view: &[_] = &x[..__p_n];
+        for __i in 0..__p_n {
+            let __v1 = ____p_w_view[__i];
+            let __v2 = __x_view[__i];
+            let __v3 = __v1 * __v2;
+            let __v4 = __v3 * __v2;
+            let s_2 = s_1 + __v4;
+            let __d_v3 = __d_s_1 * __v2;
+            let __d_v2 = __d_s_1 * __v3;
+            let __d_v2_1 = __d_v2 + __d_v3 * __v1;
+            ::autodiff::__private::add_to(&mut __d_x[__i], __d_v2_1);
+            s_1 = s_2;
+        }
+        let __d_v0 = __d_s_1 * __p_b;
+        ::autodiff::__private::add_to(&mut __d_x[0], __d_v0);
+        (s_1, __d_x)
+    };
+    let __gradient_4 = __gradient;
+    (__value, __gradient_4)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __reads_generic_jvp<__S: ::autodiff::__private::Float>(
+    p: &Cfg,
+    x: &[__S],
+    tangent: ::std::vec::Vec<__S>,
+) -> (__S, __S) {
+    let __p_b = ::autodiff::__private::lift::<__S, _>(::core::clone::Clone::clone(&p.b));
+    let __p_n = ::autodiff::__private::lift::<__S, _>(::core::clone::Clone::clone(&p.n));
+    let __p_w_lifted = ::autodiff::__private::lift::<
+        __S,
+        _,
+    >(::core::clone::Clone::clone(&p.w));
+    let __p_w = &__p_w_lifted;
+    let __tangent_1 = tangent;
+    let __inner_tangent = __tangent_1;
+    use ::autodiff::__private::Float as _;
+    let mut __dot_x = ::autodiff::__private::tangent("x", __inner_tangent, &x);
+    let __v0 = x[0];
+    let __dot_v0 = __dot_x[0];
+    let s = __p_b * __v0;
+    let __dot_s = __dot_v0 * __p_b;
+    let mut s_1 = s;
+    let mut __dot_s_1 = __dot_s;
+    let ____p_w_view: &[_] = &__p_w[..__p_n];
+    let __x_view: &[_] = &x[..__p_n];
+    let __dot_x_view: &[_] = &__dot_x[..__p_n];
+    for __i in 0..__p_n {
+        let __v1 = ____p_w_view[__i];
+        let __v2 = __x_view[__i];
+        let __dot_v2 = __dot_x_view[__i];
+        let __v3 = __v1 * __v2;
+        let __dot_v3 = __dot_v2 * __v1;
+        let __v4 = __v3 * __v2;
+        let __dot_v4 = __dot_v3 * __v2 + __dot_v2 * __v3;
+        let s_2 = s_1 + __v4;
+        let __dot_s_2 = __dot_s_1 + __dot_v4;
+        (s_1, __dot_s_1) = (s_2, __dot_s_2);
+    }
+    (s_1, __dot_s_1)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct __reads_generic {}
+impl ::autodiff::__private::GenericCopy for __reads_generic {
+    type Copy = __reads_generic;
+    #[inline(always)]
+    fn copy() -> __reads_generic {
+        __reads_generic {}
+    }
+}
+impl ::autodiff::__private::HasGenericCopy for __reads_generic {}
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+impl __reads_generic {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(p: &Cfg, x: &[__S]) -> __S {
+        __reads_generic(p, x)
+    }
+    /// `call`, on the companion found for a call by a path (`__private::copy_of`).
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(self, p: &Cfg, x: &[__S]) -> __S {
+        __reads_generic(p, x)
+    }
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp<__S: ::autodiff::__private::Float>(
+        self,
+        p: &Cfg,
+        x: &[__S],
+        d_ret: __S,
+    ) -> (__S, ((), ::std::vec::Vec<__S>)) {
+        let (value, gradient) = __reads_generic_vjp(p, x, d_ret);
+        let __gradient_0 = gradient;
+        (value, ((), __gradient_0))
+    }
+    #[inline]
+    fn jvp<__S: ::autodiff::__private::Float>(
+        self,
+        p: &Cfg,
+        x: &[__S],
+        tangents: ((), ::std::vec::Vec<__S>),
+    ) -> (__S, __S) {
+        let (_, __tangent_1) = tangents;
+        __reads_generic_jvp(p, x, __tangent_1)
+    }
+    #[inline]
+    #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_out<__S: ::autodiff::__private::Float>(
+        self,
+        p: &Cfg,
+        x: &[__S],
+        d_ret: ::core::option::Option<__S>,
+        d_after: (
+            impl ::autodiff::__private::PassOn<()>,
+            impl ::autodiff::__private::PassOn<::std::vec::Vec<__S>>,
+        ),
+    ) -> (__S, ((), ::std::vec::Vec<__S>)) {
+        let (__after_0, __after_1) = d_after;
+        let d_ret = match d_ret {
+            ::core::option::Option::Some(d_ret) => d_ret,
+            ::core::option::Option::None => <__S as ::autodiff::__private::Zero>::zero(),
+        };
+        let (value, gradient) = __reads_generic_vjp(p, x, d_ret);
+        let __gradient_0 = gradient;
+        (
+            value,
+            (
+                ::autodiff::__private::PassOn::pass_on(__after_0, ()),
+                ::autodiff::__private::PassOn::pass_on(__after_1, __gradient_0),
+            ),
+        )
+    }
+    #[inline]
+    #[allow(unused_variables)]
+    fn jvp_out<__S: ::autodiff::__private::Float>(
+        self,
+        p: &Cfg,
+        x: &[__S],
+        tangents: ((), ::std::vec::Vec<__S>),
+        d_after: (impl ::core::marker::Sized, impl ::core::marker::Sized),
+    ) -> (__S, __S) {
+        let (__after_0, __after_1) = d_after;
+        let (_, __tangent_1) = tangents;
+        __reads_generic_jvp(p, x, __tangent_1)
+    }
+    #[inline(always)]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into<__S: ::autodiff::__private::Float>(
+        self,
+        p: &Cfg,
+        x: &[__S],
+        d_ret: __S,
+        grads: ((), ::core::option::Option<&mut [__S]>),
+    ) -> __S {
+        let (__slot_0, __slot_1) = grads;
+        let (value, gradient) = __reads_generic_vjp(p, x, d_ret);
         let __gradient_1 = gradient;
         ::autodiff::__private::accumulate_into_slot(__slot_1, &__gradient_1[..]);
         value

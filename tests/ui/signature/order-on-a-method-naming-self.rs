@@ -1,6 +1,6 @@
-// `order = K` on a method with a constant `self` in a generic `impl` works where its body reads `self`'s
-// fields and its parameters; one that calls another method (or names `Self`) gets an error saying what to
-// write instead. (In an `impl` without float type parameters, it may: tests/methods.rs.)
+// `order = K` on a method of a generic `impl` that calls another method runs its `f_grad` on the struct
+// over dual numbers, which `#[derive(Differentiable)]` gives (tests/methods37.rs); without the derive, the
+// error at `self` says to add it. (A body reading only `self`'s fields needs no derive.)
 use autodiff::{differentiable, Float};
 
 struct Line<T> {
