@@ -309,6 +309,10 @@ impl Gen {
         for h in 0..helper_count {
             let name = format!("h{h}");
             let helper_generic = need_generic || self.rng.chance(0.4);
+            if self.sugar && self.rng.chance(0.2) {
+                funcs.push(recursive_helper(name, helper_generic));
+                continue;
+            }
             if self.rng.chance(0.3) {
                 let kind =
                     *self
@@ -2135,6 +2139,10 @@ impl Gen {
                 };
                 Expr::Bin(BinOp::Div, Box::new(sub(self)), Box::new(den))
             }
+            4 if self.sugar && self.rng.chance(0.4) => {
+                let (e, f) = (sub(self), sub(self));
+                self.sugar_method(scope, e, f)
+            }
             4 => {
                 let e = sub(self);
                 let m = *self.rng.pick(&[
@@ -2304,6 +2312,30 @@ fn writes_outputs(callees: &[Callee]) -> bool {
 
 /// The functions of `funcs` that a function may call: all of them from an `f64` function, only the generic
 /// ones from a generic function (or one with `order = 2`, whose generic copy makes the calls).
+/// A helper that calls itself (`--sugar`; API.md lists recursion): `x` halved until it is small, each
+/// level adding a term, so its derivative runs through every level of the recursion. It stops for any
+/// input, not a number or infinite ones too (`!(..)` is true of `NaN`; `x` at most `0.5 / EPSILON`).
+fn recursive_helper(name: String, generic: bool) -> Func {
+    let tail = format!(
+        "if !(x.abs() >= $H && x.abs() < $H / $EPS) {{ x.sin() }} else {{ @{name}(x * $H) * x.cos() + x }}"
+    );
+    Func {
+        name,
+        generic,
+        kind: FnKind::Differentiable {
+            order2: false,
+            wrt: None,
+        },
+        params: vec![Param {
+            name: "x".into(),
+            kind: ParamKind::Scalar,
+        }],
+        body: vec![],
+        tail: vec![Expr::Raw(tail, vec![])],
+        mut_slices: Vec::new(),
+    }
+}
+
 fn callees_of(funcs: &[Func], generic: bool) -> Vec<Callee> {
     funcs
         .iter()

@@ -655,10 +655,24 @@ impl Printer {
         }
     }
 
-    /// The text of a [`Stmt::Raw`] or [`Expr::Raw`]: `$T` the float type, `$H` the literal `0.5`, `@name`
-    /// the generated function `name` as this copy calls it, `{k}` expression `k`.
+    /// The text of a [`Stmt::Raw`] or [`Expr::Raw`]: `$T` the float type, `$H` the literal `0.5`, `$PI`,
+    /// `$EULER`, `$LN2` the constants of `std::f64::consts` and `$EPS` `f64::EPSILON` (in generic code
+    /// `T::from(..).unwrap()` of them and `T::epsilon()`), `@name` the generated function `name` as this
+    /// copy calls it, `{k}` expression `k`.
     fn raw(&self, text: &str, exprs: &[Expr]) -> String {
-        let text = text.replace("$T", self.ty()).replace("$H", &self.lit(0.5));
+        let mut text = text.replace("$H", &self.lit(0.5));
+        for (mark, name) in [("$PI", "PI"), ("$EULER", "E"), ("$LN2", "LN_2")] {
+            let constant = match self.generic {
+                true => format!("T::from(std::f64::consts::{name}).unwrap()"),
+                false => format!("std::f64::consts::{name}"),
+            };
+            text = text.replace(mark, &constant);
+        }
+        let epsilon = match self.generic {
+            true => "T::epsilon()",
+            false => "f64::EPSILON",
+        };
+        let text = text.replace("$EPS", epsilon).replace("$T", self.ty());
         // `@name`: the generated function `name`, as this copy calls it.
         let mut named = String::new();
         let mut parts = text.split('@');
