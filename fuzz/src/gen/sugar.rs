@@ -20,6 +20,7 @@
 //!   parts read by `.0`/`.1` and by a `let (s, c)` in a block value), `floor`, `ceil`, `signum` (zero
 //!   derivatives), the path form `f64::sin(x)`/`T::sin(x)`, `std::f64::consts::{PI, E, LN_2}` and
 //!   `f64::EPSILON` (`T::from(PI).unwrap()`, `T::epsilon()` in generic code), each inside its domain;
+//! - arrays as the value of an `if` and of a `match` (in a block value);
 //! - a helper that calls itself (`recursive_helper` in `gen.rs`).
 //!
 //! Each is valid Rust the generic oracle copy also compiles. `x as f32 as f64` is not generated: the oracle
@@ -777,6 +778,8 @@ mod tests {
             "std::f64::consts::E)",
             "f64::EPSILON",
             "* x.cos() + x",
+            "let arr = if (",
+            "let arr = match ",
         ];
         let mut seen = std::collections::BTreeSet::new();
         let mut capitalised_binding = false;
@@ -880,7 +883,7 @@ impl Gen {
         let tanh = |e: Expr| Expr::Method(Method::Tanh, Box::new(e));
         let sin = |e: Expr| Expr::Method(Method::Sin, Box::new(e));
         let raw = |text: &str, exprs: Vec<Expr>| Expr::Raw(text.to_string(), exprs);
-        match self.rng.range(0, 15) {
+        match self.rng.range(0, 17) {
             0 => raw("({0}).tan()", vec![tanh(e)]),
             1 => raw("({0}).asin()", vec![mul(lit(0.9), tanh(e))]),
             2 => raw("({0}).acos()", vec![mul(lit(0.9), tanh(e))]),
@@ -924,7 +927,22 @@ impl Gen {
                 let c = *self.rng.pick(&["$PI", "$EULER", "$LN2"]);
                 raw(&format!("({{0}}) * {c}"), vec![e])
             }
-            _ => raw("({0}) + $EPS", vec![e]),
+            15 => raw("({0}) + $EPS", vec![e]),
+            // An array as the value of an `if`, or of a `match` on an integer in scope.
+            16 => raw(
+                "{ let arr = if ({0}) > ({1}) { [{0}, ({1}) * ({1})] } else { [{1}, $H] }; arr[0] * arr[1] + arr[0] }",
+                vec![e, f],
+            ),
+            _ => match scope.ints.last() {
+                Some(i) => raw(
+                    &format!(
+                        "{{ let arr = match {} % 3 {{ 0 => [{{0}}, $H], 1 | 2 => [{{1}}, {{0}}], _ => [$H, {{1}}] }}; arr[0] - arr[1] * arr[0] }}",
+                        i.name
+                    ),
+                    vec![e, f],
+                ),
+                None => raw("({0}) * $PI", vec![e]),
+            },
         }
     }
 }
