@@ -711,9 +711,29 @@ pub struct Func {
     /// The slice parameters declared `mut` (`mut xs: &[f64]`), which the body rebinds to sub-slices of
     /// themselves (`--vecs`).
     pub mut_slices: Vec<String>,
+    /// The slice parameters of the checked function written as `&Vec<f64>` or `&[f64; N]` instead of
+    /// `&[f64]` (`--sugar`), by name.
+    pub slice_styles: Vec<(String, SliceStyle)>,
+}
+
+/// How a slice parameter is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SliceStyle {
+    /// `&Vec<f64>`: its gradient a `Vec<f64>`, as of `&[f64]`.
+    VecRef,
+    /// `&[f64; N]`: its gradient, `f_grad_into`'s buffer and `f_jvp`'s tangent are `[f64; N]`.
+    ArrayRef,
 }
 
 impl Func {
+    /// How the slice parameter `name` is written, where not `&[f64]`.
+    pub fn slice_style(&self, name: &str) -> Option<SliceStyle> {
+        self.slice_styles
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, s)| *s)
+    }
+
     /// Whether the function returns a pair `(f64, f64)`.
     pub fn returns_pair(&self) -> bool {
         self.tail.len() == 2

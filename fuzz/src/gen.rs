@@ -336,6 +336,7 @@ impl Gen {
                     body: vec![],
                     tail: vec![],
                     mut_slices: Vec::new(),
+                    slice_styles: Vec::new(),
                 });
             } else {
                 let len = *self.rng.pick(&lens);
@@ -436,6 +437,21 @@ impl Gen {
                     .any(|(j, other)| j != k && crate::print::calls(other, name));
                 if !called_by_a_helper && self.rng.chance(0.4) {
                     nested.push(name.clone());
+                }
+            }
+        }
+        // `--sugar`: the checked function's slices also as `&Vec<f64>` and `&[f64; N]` (API.md's table).
+        if self.sugar {
+            if let Some(main) = funcs.last_mut() {
+                for p in &main.params {
+                    if let ParamKind::Slice(_) = p.kind {
+                        let style = match self.rng.range(0, 2) {
+                            0 => continue,
+                            1 => SliceStyle::VecRef,
+                            _ => SliceStyle::ArrayRef,
+                        };
+                        main.slice_styles.push((p.name.clone(), style));
+                    }
                 }
             }
         }
@@ -566,6 +582,7 @@ impl Gen {
             body,
             tail,
             mut_slices: Vec::new(),
+            slice_styles: Vec::new(),
         }
     }
 
@@ -2333,6 +2350,7 @@ fn recursive_helper(name: String, generic: bool) -> Func {
         body: vec![],
         tail: vec![Expr::Raw(tail, vec![])],
         mut_slices: Vec::new(),
+        slice_styles: Vec::new(),
     }
 }
 

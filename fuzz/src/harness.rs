@@ -355,7 +355,15 @@ fn check_fn(f: &Func, module: &str) -> String {
             }
             ParamKind::Slice(l) => {
                 let _ = writeln!(s, "        let {n}: Vec<f64> = rng.vec({l});");
-                call_args.push(format!("&{n}"));
+                if f.slice_style(n) == Some(SliceStyle::ArrayRef) {
+                    let _ = writeln!(
+                        s,
+                        "        let {n}_a: [f64; {l}] = core::array::from_fn(|j| {n}[j]);"
+                    );
+                    call_args.push(format!("&{n}_a"));
+                } else {
+                    call_args.push(format!("&{n}"));
+                }
                 show.push(format!("{n} = {{{n}:?}}"));
             }
             ParamKind::Int(v) => {
@@ -414,10 +422,17 @@ fn check_fn(f: &Func, module: &str) -> String {
                 }
                 ParamKind::Slice(l) => {
                     let e = mk(&format!("{n}[j]"), off.map(|o| format!("{o} + j")));
-                    let _ = writeln!(
-                        lets,
-                        "            let {n}_d: Vec<_> = (0..{l}).map(|j| {e}).collect();"
-                    );
+                    if f.slice_style(n) == Some(SliceStyle::ArrayRef) {
+                        let _ = writeln!(
+                            lets,
+                            "            let {n}_d: [_; {l}] = core::array::from_fn(|j| {e});"
+                        );
+                    } else {
+                        let _ = writeln!(
+                            lets,
+                            "            let {n}_d: Vec<_> = (0..{l}).map(|j| {e}).collect();"
+                        );
+                    }
                     dargs.push(format!("&{n}_d"));
                 }
                 ParamKind::Int(_) => dargs.push(n.clone()),
@@ -488,6 +503,12 @@ fn check_fn(f: &Func, module: &str) -> String {
             for (k, p) in active.iter().enumerate() {
                 let n = format!("gi{k}");
                 match p.kind {
+                    ParamKind::Slice(len)
+                        if f.slice_style(&p.name) == Some(SliceStyle::ArrayRef) =>
+                    {
+                        let _ = writeln!(decls, "        let mut {n} = [f64::NAN; {len}];");
+                        let _ = writeln!(flat, "        flat_into.extend_from_slice(&{n});");
+                    }
                     ParamKind::Slice(len) => {
                         let _ = writeln!(decls, "        let mut {n} = vec![f64::NAN; {len}];");
                         let _ = writeln!(flat, "        flat_into.extend_from_slice(&{n});");
@@ -531,6 +552,13 @@ fn check_fn(f: &Func, module: &str) -> String {
     let mut tnames = Vec::new();
     for (k, p) in active.iter().enumerate() {
         match p.kind {
+            ParamKind::Slice(l) if f.slice_style(&p.name) == Some(SliceStyle::ArrayRef) => {
+                let _ = writeln!(
+                    s,
+                    "        let tg{k}: [f64; {l}] = core::array::from_fn(|_| rng.f());"
+                );
+                tnames.push(format!("tg{k}"));
+            }
             ParamKind::Slice(l) => {
                 let _ = writeln!(s, "        let tg{k}: Vec<f64> = rng.vec({l});");
                 tnames.push(format!("tg{k}.clone()"));

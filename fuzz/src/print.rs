@@ -142,7 +142,11 @@ impl Printer {
                 ParamKind::Slice(_) if f.mut_slices.contains(&p.name) => {
                     format!("mut {}: &[{t}]", p.name)
                 }
-                ParamKind::Slice(_) => format!("{}: &[{t}]", p.name),
+                ParamKind::Slice(l) => match f.slice_style(&p.name) {
+                    Some(SliceStyle::VecRef) => format!("{}: &Vec<{t}>", p.name),
+                    Some(SliceStyle::ArrayRef) => format!("{}: &[{t}; {l}]", p.name),
+                    None => format!("{}: &[{t}]", p.name),
+                },
                 ParamKind::Int(_) => format!("{}: usize", p.name),
                 ParamKind::Out(_) => format!("{}: &mut [{t}]", p.name),
                 ParamKind::OutFloat => format!("{}: &mut {t}", p.name),

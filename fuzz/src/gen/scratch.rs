@@ -471,6 +471,7 @@ impl Gen {
             body,
             tail: vec![tail],
             mut_slices: Vec::new(),
+            slice_styles: Vec::new(),
         };
         funcs.push(main);
         Program {

@@ -21,7 +21,8 @@
 //!   derivatives), the path form `f64::sin(x)`/`T::sin(x)`, `std::f64::consts::{PI, E, LN_2}` and
 //!   `f64::EPSILON` (`T::from(PI).unwrap()`, `T::epsilon()` in generic code), each inside its domain;
 //! - arrays as the value of an `if` and of a `match` (in a block value);
-//! - a helper that calls itself (`recursive_helper` in `gen.rs`).
+//! - a helper that calls itself (`recursive_helper` in `gen.rs`);
+//! - the checked function's slice parameters written `&Vec<f64>` and `&[f64; N]` (`SliceStyle`).
 //!
 //! Each is valid Rust the generic oracle copy also compiles. `x as f32 as f64` is not generated: the oracle
 //! runs the body on `Dual`, which has no `as` cast to `f32`.
@@ -780,6 +781,8 @@ mod tests {
             "* x.cos() + x",
             "let arr = if (",
             "let arr = match ",
+            ": &Vec<f64>",
+            "s: &[f64; ",
         ];
         let mut seen = std::collections::BTreeSet::new();
         let mut capitalised_binding = false;
@@ -793,6 +796,9 @@ mod tests {
                         panic!("seed {seed} program {id} ({mode:?}) does not parse: {e}\n{src}");
                     }
                 }
+                let module = crate::harness::program_module(&p, "p0");
+                syn::parse_file(&module)
+                    .unwrap_or_else(|e| panic!("the check module does not parse: {e}\n{module}"));
                 let src = print_program(&p, Mode::Macro);
                 for f in forms {
                     if src.contains(f) {

@@ -241,6 +241,7 @@ impl Gen {
             } else {
                 Vec::new()
             },
+            slice_styles: Vec::new(),
         });
         Program {
             id,
