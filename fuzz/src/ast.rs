@@ -711,14 +711,16 @@ pub struct Func {
     /// The slice parameters declared `mut` (`mut xs: &[f64]`), which the body rebinds to sub-slices of
     /// themselves (`--vecs`).
     pub mut_slices: Vec<String>,
-    /// The slice parameters of the checked function written as `&Vec<f64>` or `&[f64; N]` instead of
-    /// `&[f64]` (`--sugar`), by name.
-    pub slice_styles: Vec<(String, SliceStyle)>,
+    /// The parameters of the checked function written otherwise than `&[f64]` and `f64` (`--sugar`), by
+    /// name.
+    pub param_styles: Vec<(String, ParamStyle)>,
 }
 
-/// How a slice parameter is written.
+/// How a slice or scalar parameter is written, where not `&[f64]` or `f64`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SliceStyle {
+pub enum ParamStyle {
+    /// `&f64`, read `(*x)` by the body: its gradient an `f64`.
+    ScalarRef,
     /// `&Vec<f64>`: its gradient a `Vec<f64>`, as of `&[f64]`.
     VecRef,
     /// `&[f64; N]`: its gradient, `f_grad_into`'s buffer and `f_jvp`'s tangent are `[f64; N]`.
@@ -726,9 +728,9 @@ pub enum SliceStyle {
 }
 
 impl Func {
-    /// How the slice parameter `name` is written, where not `&[f64]`.
-    pub fn slice_style(&self, name: &str) -> Option<SliceStyle> {
-        self.slice_styles
+    /// How the parameter `name` is written, where not `&[f64]` or `f64`.
+    pub fn param_style(&self, name: &str) -> Option<ParamStyle> {
+        self.param_styles
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, s)| *s)

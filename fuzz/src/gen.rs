@@ -38,6 +38,7 @@ pub fn generate(seed: u64, id: usize, forms: bool, sugar: bool) -> Program {
         fresh: 0,
         forms,
         sugar,
+        scalar_refs: Vec::new(),
     };
     g.program(id)
 }
@@ -215,6 +216,9 @@ struct Gen {
     forms: bool,
     /// Generate the forms of `--sugar` too.
     sugar: bool,
+    /// The scalar parameters of the function being generated that are taken by reference (`x: &f64`,
+    /// `--sugar`): the body reads them `(*x)`.
+    scalar_refs: Vec<String>,
 }
 
 impl Gen {
@@ -336,7 +340,7 @@ impl Gen {
                     body: vec![],
                     tail: vec![],
                     mut_slices: Vec::new(),
-                    slice_styles: Vec::new(),
+                    param_styles: Vec::new(),
                 });
             } else {
                 let len = *self.rng.pick(&lens);
@@ -417,7 +421,15 @@ impl Gen {
         let callees = callees_of(&funcs, need_generic);
         let ctx = Ctx::top(generic, pair, callees);
         let stmts = self.rng.range(5, 22);
-        let main = self.func(
+        // `--sugar`: some scalar parameters taken by reference, `x: &f64`, read `(*x)`.
+        if self.sugar {
+            for p in &params {
+                if p.kind == ParamKind::Scalar && self.rng.chance(0.3) {
+                    self.scalar_refs.push(p.name.clone());
+                }
+            }
+        }
+        let mut main = self.func(
             "f".into(),
             generic,
             FnKind::Differentiable { order2, wrt },
@@ -425,6 +437,9 @@ impl Gen {
             ctx,
             stmts,
         );
+        for name in std::mem::take(&mut self.scalar_refs) {
+            main.param_styles.push((name, ParamStyle::ScalarRef));
+        }
         funcs.push(main);
         // `--forms`: some helpers that only the main function calls are declared inside its body.
         let mut nested = Vec::new();
@@ -447,10 +462,10 @@ impl Gen {
                     if let ParamKind::Slice(_) = p.kind {
                         let style = match self.rng.range(0, 2) {
                             0 => continue,
-                            1 => SliceStyle::VecRef,
-                            _ => SliceStyle::ArrayRef,
+                            1 => ParamStyle::VecRef,
+                            _ => ParamStyle::ArrayRef,
                         };
-                        main.slice_styles.push((p.name.clone(), style));
+                        main.param_styles.push((p.name.clone(), style));
                     }
                 }
             }
@@ -484,6 +499,11 @@ impl Gen {
         stmts: usize,
     ) -> Func {
         let mut scope = Scope::of_params(&params);
+        for f in &mut scope.floats {
+            if self.scalar_refs.contains(&f.name) {
+                f.name = format!("(*{})", f.name);
+            }
+        }
         let mut body = Vec::new();
         for p in &params {
             if let ParamKind::Pair(array) = p.kind {
@@ -582,7 +602,7 @@ impl Gen {
             body,
             tail,
             mut_slices: Vec::new(),
-            slice_styles: Vec::new(),
+            param_styles: Vec::new(),
         }
     }
 
@@ -2350,7 +2370,7 @@ fn recursive_helper(name: String, generic: bool) -> Func {
         body: vec![],
         tail: vec![Expr::Raw(tail, vec![])],
         mut_slices: Vec::new(),
-        slice_styles: Vec::new(),
+        param_styles: Vec::new(),
     }
 }
 

@@ -350,12 +350,15 @@ fn check_fn(f: &Func, module: &str) -> String {
         match p.kind {
             ParamKind::Scalar => {
                 let _ = writeln!(s, "        let {n}: f64 = rng.f();");
-                call_args.push(n.clone());
+                call_args.push(match f.param_style(n) {
+                    Some(ParamStyle::ScalarRef) => format!("&{n}"),
+                    _ => n.clone(),
+                });
                 show.push(format!("{n} = {{{n}:?}}"));
             }
             ParamKind::Slice(l) => {
                 let _ = writeln!(s, "        let {n}: Vec<f64> = rng.vec({l});");
-                if f.slice_style(n) == Some(SliceStyle::ArrayRef) {
+                if f.param_style(n) == Some(ParamStyle::ArrayRef) {
                     let _ = writeln!(
                         s,
                         "        let {n}_a: [f64; {l}] = core::array::from_fn(|j| {n}[j]);"
@@ -418,11 +421,14 @@ fn check_fn(f: &Func, module: &str) -> String {
                         "            let {n}_d = {};",
                         mk(n, off.map(|o| o.to_string()))
                     );
-                    dargs.push(format!("{n}_d"));
+                    dargs.push(match f.param_style(n) {
+                        Some(ParamStyle::ScalarRef) => format!("&{n}_d"),
+                        _ => format!("{n}_d"),
+                    });
                 }
                 ParamKind::Slice(l) => {
                     let e = mk(&format!("{n}[j]"), off.map(|o| format!("{o} + j")));
-                    if f.slice_style(n) == Some(SliceStyle::ArrayRef) {
+                    if f.param_style(n) == Some(ParamStyle::ArrayRef) {
                         let _ = writeln!(
                             lets,
                             "            let {n}_d: [_; {l}] = core::array::from_fn(|j| {e});"
@@ -504,7 +510,7 @@ fn check_fn(f: &Func, module: &str) -> String {
                 let n = format!("gi{k}");
                 match p.kind {
                     ParamKind::Slice(len)
-                        if f.slice_style(&p.name) == Some(SliceStyle::ArrayRef) =>
+                        if f.param_style(&p.name) == Some(ParamStyle::ArrayRef) =>
                     {
                         let _ = writeln!(decls, "        let mut {n} = [f64::NAN; {len}];");
                         let _ = writeln!(flat, "        flat_into.extend_from_slice(&{n});");
@@ -552,7 +558,7 @@ fn check_fn(f: &Func, module: &str) -> String {
     let mut tnames = Vec::new();
     for (k, p) in active.iter().enumerate() {
         match p.kind {
-            ParamKind::Slice(l) if f.slice_style(&p.name) == Some(SliceStyle::ArrayRef) => {
+            ParamKind::Slice(l) if f.param_style(&p.name) == Some(ParamStyle::ArrayRef) => {
                 let _ = writeln!(
                     s,
                     "        let tg{k}: [f64; {l}] = core::array::from_fn(|_| rng.f());"

@@ -132,6 +132,9 @@ impl Printer {
             .params
             .iter()
             .map(|p| match p.kind {
+                ParamKind::Scalar if f.param_style(&p.name) == Some(ParamStyle::ScalarRef) => {
+                    format!("{}: &{t}", p.name)
+                }
                 ParamKind::Scalar => format!("{}: {t}", p.name),
                 ParamKind::Matrix(rows, cols, style) => match style {
                     MatStyle::Slice => format!("{}: &[Vec<{t}>]", p.name),
@@ -142,10 +145,10 @@ impl Printer {
                 ParamKind::Slice(_) if f.mut_slices.contains(&p.name) => {
                     format!("mut {}: &[{t}]", p.name)
                 }
-                ParamKind::Slice(l) => match f.slice_style(&p.name) {
-                    Some(SliceStyle::VecRef) => format!("{}: &Vec<{t}>", p.name),
-                    Some(SliceStyle::ArrayRef) => format!("{}: &[{t}; {l}]", p.name),
-                    None => format!("{}: &[{t}]", p.name),
+                ParamKind::Slice(l) => match f.param_style(&p.name) {
+                    Some(ParamStyle::VecRef) => format!("{}: &Vec<{t}>", p.name),
+                    Some(ParamStyle::ArrayRef) => format!("{}: &[{t}; {l}]", p.name),
+                    _ => format!("{}: &[{t}]", p.name),
                 },
                 ParamKind::Int(_) => format!("{}: usize", p.name),
                 ParamKind::Out(_) => format!("{}: &mut [{t}]", p.name),

@@ -99,6 +99,7 @@ pub fn generate_scratch(seed: u64, id: usize) -> Program {
         fresh: 0,
         forms: false,
         sugar: false,
+        scalar_refs: Vec::new(),
     };
     g.scratch_program(id)
 }
@@ -471,7 +472,7 @@ impl Gen {
             body,
             tail: vec![tail],
             mut_slices: Vec::new(),
-            slice_styles: Vec::new(),
+            param_styles: Vec::new(),
         };
         funcs.push(main);
         Program {

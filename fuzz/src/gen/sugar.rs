@@ -22,7 +22,8 @@
 //!   `f64::EPSILON` (`T::from(PI).unwrap()`, `T::epsilon()` in generic code), each inside its domain;
 //! - arrays as the value of an `if` and of a `match` (in a block value);
 //! - a helper that calls itself (`recursive_helper` in `gen.rs`);
-//! - the checked function's slice parameters written `&Vec<f64>` and `&[f64; N]` (`SliceStyle`).
+//! - the checked function's slice parameters written `&Vec<f64>` and `&[f64; N]`, and scalars `&f64`, read
+//!   `(*x)` (`ParamStyle`).
 //!
 //! Each is valid Rust the generic oracle copy also compiles. `x as f32 as f64` is not generated: the oracle
 //! runs the body on `Dual`, which has no `as` cast to `f32`.
@@ -783,6 +784,8 @@ mod tests {
             "let arr = match ",
             ": &Vec<f64>",
             "s: &[f64; ",
+            ": &f64",
+            "(*",
         ];
         let mut seen = std::collections::BTreeSet::new();
         let mut capitalised_binding = false;

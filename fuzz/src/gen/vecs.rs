@@ -91,6 +91,7 @@ pub fn generate_vecs(seed: u64, id: usize) -> Program {
         fresh: 0,
         forms: false,
         sugar: false,
+        scalar_refs: Vec::new(),
     };
     g.vecs_program(id)
 }
@@ -241,7 +242,7 @@ impl Gen {
             } else {
                 Vec::new()
             },
-            slice_styles: Vec::new(),
+            param_styles: Vec::new(),
         });
         Program {
             id,
