@@ -720,11 +720,11 @@ pub struct Func {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamStyle {
     /// `&f64`, read `(*x)` by the body: its gradient an `f64`.
-    ScalarRef,
+    Scalar,
     /// `&Vec<f64>`: its gradient a `Vec<f64>`, as of `&[f64]`.
-    VecRef,
+    Vec,
     /// `&[f64; N]`: its gradient, `f_grad_into`'s buffer and `f_jvp`'s tangent are `[f64; N]`.
-    ArrayRef,
+    Array,
 }
 
 impl Func {

@@ -438,7 +438,7 @@ impl Gen {
             stmts,
         );
         for name in std::mem::take(&mut self.scalar_refs) {
-            main.param_styles.push((name, ParamStyle::ScalarRef));
+            main.param_styles.push((name, ParamStyle::Scalar));
         }
         funcs.push(main);
         // `--forms`: some helpers that only the main function calls are declared inside its body.
@@ -462,8 +462,8 @@ impl Gen {
                     if let ParamKind::Slice(_) = p.kind {
                         let style = match self.rng.range(0, 2) {
                             0 => continue,
-                            1 => ParamStyle::VecRef,
-                            _ => ParamStyle::ArrayRef,
+                            1 => ParamStyle::Vec,
+                            _ => ParamStyle::Array,
                         };
                         main.param_styles.push((p.name.clone(), style));
                     }

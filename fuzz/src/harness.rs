@@ -351,14 +351,14 @@ fn check_fn(f: &Func, module: &str) -> String {
             ParamKind::Scalar => {
                 let _ = writeln!(s, "        let {n}: f64 = rng.f();");
                 call_args.push(match f.param_style(n) {
-                    Some(ParamStyle::ScalarRef) => format!("&{n}"),
+                    Some(ParamStyle::Scalar) => format!("&{n}"),
                     _ => n.clone(),
                 });
                 show.push(format!("{n} = {{{n}:?}}"));
             }
             ParamKind::Slice(l) => {
                 let _ = writeln!(s, "        let {n}: Vec<f64> = rng.vec({l});");
-                if f.param_style(n) == Some(ParamStyle::ArrayRef) {
+                if f.param_style(n) == Some(ParamStyle::Array) {
                     let _ = writeln!(
                         s,
                         "        let {n}_a: [f64; {l}] = core::array::from_fn(|j| {n}[j]);"
@@ -422,13 +422,13 @@ fn check_fn(f: &Func, module: &str) -> String {
                         mk(n, off.map(|o| o.to_string()))
                     );
                     dargs.push(match f.param_style(n) {
-                        Some(ParamStyle::ScalarRef) => format!("&{n}_d"),
+                        Some(ParamStyle::Scalar) => format!("&{n}_d"),
                         _ => format!("{n}_d"),
                     });
                 }
                 ParamKind::Slice(l) => {
                     let e = mk(&format!("{n}[j]"), off.map(|o| format!("{o} + j")));
-                    if f.param_style(n) == Some(ParamStyle::ArrayRef) {
+                    if f.param_style(n) == Some(ParamStyle::Array) {
                         let _ = writeln!(
                             lets,
                             "            let {n}_d: [_; {l}] = core::array::from_fn(|j| {e});"
@@ -509,9 +509,7 @@ fn check_fn(f: &Func, module: &str) -> String {
             for (k, p) in active.iter().enumerate() {
                 let n = format!("gi{k}");
                 match p.kind {
-                    ParamKind::Slice(len)
-                        if f.param_style(&p.name) == Some(ParamStyle::ArrayRef) =>
-                    {
+                    ParamKind::Slice(len) if f.param_style(&p.name) == Some(ParamStyle::Array) => {
                         let _ = writeln!(decls, "        let mut {n} = [f64::NAN; {len}];");
                         let _ = writeln!(flat, "        flat_into.extend_from_slice(&{n});");
                     }
@@ -558,7 +556,7 @@ fn check_fn(f: &Func, module: &str) -> String {
     let mut tnames = Vec::new();
     for (k, p) in active.iter().enumerate() {
         match p.kind {
-            ParamKind::Slice(l) if f.param_style(&p.name) == Some(ParamStyle::ArrayRef) => {
+            ParamKind::Slice(l) if f.param_style(&p.name) == Some(ParamStyle::Array) => {
                 let _ = writeln!(
                     s,
                     "        let tg{k}: [f64; {l}] = core::array::from_fn(|_| rng.f());"

@@ -132,7 +132,7 @@ impl Printer {
             .params
             .iter()
             .map(|p| match p.kind {
-                ParamKind::Scalar if f.param_style(&p.name) == Some(ParamStyle::ScalarRef) => {
+                ParamKind::Scalar if f.param_style(&p.name) == Some(ParamStyle::Scalar) => {
                     format!("{}: &{t}", p.name)
                 }
                 ParamKind::Scalar => format!("{}: {t}", p.name),
@@ -146,8 +146,8 @@ impl Printer {
                     format!("mut {}: &[{t}]", p.name)
                 }
                 ParamKind::Slice(l) => match f.param_style(&p.name) {
-                    Some(ParamStyle::VecRef) => format!("{}: &Vec<{t}>", p.name),
-                    Some(ParamStyle::ArrayRef) => format!("{}: &[{t}; {l}]", p.name),
+                    Some(ParamStyle::Vec) => format!("{}: &Vec<{t}>", p.name),
+                    Some(ParamStyle::Array) => format!("{}: &[{t}; {l}]", p.name),
                     _ => format!("{}: &[{t}]", p.name),
                 },
                 ParamKind::Int(_) => format!("{}: usize", p.name),

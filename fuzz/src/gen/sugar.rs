@@ -735,6 +735,87 @@ fn scrut_range(scope: &Scope, scrut: &IExpr) -> (usize, usize) {
     }
 }
 
+impl Gen {
+    /// A float method or constant of API.md's list that no other form writes, on `e` (and `f`, for a
+    /// method of two operands), kept inside its domain: `tan` of `tanh(e)`, `asin`/`acos`/`atanh` of
+    /// `0.9 tanh(e)`, `acosh` of `1.5 + e e`, logarithms of `1 + e e` (a base `1.5 + f f`), `cosh`/`exp2`
+    /// of `sin(e)`. `e` as it is where it has no type of its own (a method of a `{float}` does not
+    /// compile).
+    pub(super) fn sugar_method(&mut self, scope: &Scope, e: Expr, f: Expr) -> Expr {
+        if !self.typed(scope, &e) {
+            return e;
+        }
+        let lit = Expr::Lit;
+        let add = |a: Expr, b: Expr| Expr::Bin(BinOp::Add, Box::new(a), Box::new(b));
+        let mul = |a: Expr, b: Expr| Expr::Bin(BinOp::Mul, Box::new(a), Box::new(b));
+        let square = |e: Expr| mul(e.clone(), e);
+        let tanh = |e: Expr| Expr::Method(Method::Tanh, Box::new(e));
+        let sin = |e: Expr| Expr::Method(Method::Sin, Box::new(e));
+        let raw = |text: &str, exprs: Vec<Expr>| Expr::Raw(text.to_string(), exprs);
+        match self.rng.range(0, 17) {
+            0 => raw("({0}).tan()", vec![tanh(e)]),
+            1 => raw("({0}).asin()", vec![mul(lit(0.9), tanh(e))]),
+            2 => raw("({0}).acos()", vec![mul(lit(0.9), tanh(e))]),
+            3 => raw("({0}).atanh()", vec![mul(lit(0.9), tanh(e))]),
+            4 => raw("({0}).acosh()", vec![add(lit(1.5), square(e))]),
+            5 => raw("({0}).cosh()", vec![sin(e)]),
+            6 => raw("({0}).exp2()", vec![sin(e)]),
+            7 => {
+                let m = *self.rng.pick(&["log2", "log10"]);
+                raw(&format!("({{0}}).{m}()"), vec![add(lit(1.0), square(e))])
+            }
+            // `x.log(b)`, differentiated in the base too (`Float::log` takes a base of its own type).
+            8 => raw(
+                "({0}).log({1})",
+                vec![add(lit(1.0), square(e)), add(lit(1.5), square(f))],
+            ),
+            9 => {
+                let part = self.rng.range(0, 1);
+                raw(&format!("({{0}}).sin_cos().{part}"), vec![e])
+            }
+            // The value of a block whose `let` destructures the pair.
+            10 => raw(
+                "{ let (sn, cs) = ({0}).sin_cos(); sn * ({1}) - cs }",
+                vec![e, f],
+            ),
+            // Zero derivatives: the value of a step, scaling a smooth term.
+            11 => {
+                let m = *self.rng.pick(&["floor", "ceil", "signum"]);
+                raw(
+                    &format!("({{0}}).{m}() * ({{1}})"),
+                    vec![mul(lit(1.7), e), f],
+                )
+            }
+            // The path form of a method, `f64::sin(x)` (`T::sin(x)`), of one and two operands.
+            12 => {
+                let m = *self.rng.pick(&["sin", "cos", "atan", "tanh"]);
+                raw(&format!("$T::{m}({{0}})"), vec![e])
+            }
+            13 => raw("$T::max({0}, {1})", vec![e, f]),
+            14 => {
+                let c = *self.rng.pick(&["$PI", "$EULER", "$LN2"]);
+                raw(&format!("({{0}}) * {c}"), vec![e])
+            }
+            15 => raw("({0}) + $EPS", vec![e]),
+            // An array as the value of an `if`, or of a `match` on an integer in scope.
+            16 => raw(
+                "{ let arr = if ({0}) > ({1}) { [{0}, ({1}) * ({1})] } else { [{1}, $H] }; arr[0] * arr[1] + arr[0] }",
+                vec![e, f],
+            ),
+            _ => match scope.ints.last() {
+                Some(i) => raw(
+                    &format!(
+                        "{{ let arr = match {} % 3 {{ 0 => [{{0}}, $H], 1 | 2 => [{{1}}, {{0}}], _ => [$H, {{1}}] }}; arr[0] - arr[1] * arr[0] }}",
+                        i.name
+                    ),
+                    vec![e, f],
+                ),
+                None => raw("({0}) * $PI", vec![e]),
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::gen::{generate, generate_with};
@@ -871,87 +952,6 @@ mod tests {
                     "seed {seed} program {id}: a destructuring assignment or capitalised local\n{src}"
                 );
             }
-        }
-    }
-}
-
-impl Gen {
-    /// A float method or constant of API.md's list that no other form writes, on `e` (and `f`, for a
-    /// method of two operands), kept inside its domain: `tan` of `tanh(e)`, `asin`/`acos`/`atanh` of
-    /// `0.9 tanh(e)`, `acosh` of `1.5 + e e`, logarithms of `1 + e e` (a base `1.5 + f f`), `cosh`/`exp2`
-    /// of `sin(e)`. `e` as it is where it has no type of its own (a method of a `{float}` does not
-    /// compile).
-    pub(super) fn sugar_method(&mut self, scope: &Scope, e: Expr, f: Expr) -> Expr {
-        if !self.typed(scope, &e) {
-            return e;
-        }
-        let lit = Expr::Lit;
-        let add = |a: Expr, b: Expr| Expr::Bin(BinOp::Add, Box::new(a), Box::new(b));
-        let mul = |a: Expr, b: Expr| Expr::Bin(BinOp::Mul, Box::new(a), Box::new(b));
-        let square = |e: Expr| mul(e.clone(), e);
-        let tanh = |e: Expr| Expr::Method(Method::Tanh, Box::new(e));
-        let sin = |e: Expr| Expr::Method(Method::Sin, Box::new(e));
-        let raw = |text: &str, exprs: Vec<Expr>| Expr::Raw(text.to_string(), exprs);
-        match self.rng.range(0, 17) {
-            0 => raw("({0}).tan()", vec![tanh(e)]),
-            1 => raw("({0}).asin()", vec![mul(lit(0.9), tanh(e))]),
-            2 => raw("({0}).acos()", vec![mul(lit(0.9), tanh(e))]),
-            3 => raw("({0}).atanh()", vec![mul(lit(0.9), tanh(e))]),
-            4 => raw("({0}).acosh()", vec![add(lit(1.5), square(e))]),
-            5 => raw("({0}).cosh()", vec![sin(e)]),
-            6 => raw("({0}).exp2()", vec![sin(e)]),
-            7 => {
-                let m = *self.rng.pick(&["log2", "log10"]);
-                raw(&format!("({{0}}).{m}()"), vec![add(lit(1.0), square(e))])
-            }
-            // `x.log(b)`, differentiated in the base too (`Float::log` takes a base of its own type).
-            8 => raw(
-                "({0}).log({1})",
-                vec![add(lit(1.0), square(e)), add(lit(1.5), square(f))],
-            ),
-            9 => {
-                let part = self.rng.range(0, 1);
-                raw(&format!("({{0}}).sin_cos().{part}"), vec![e])
-            }
-            // The value of a block whose `let` destructures the pair.
-            10 => raw(
-                "{ let (sn, cs) = ({0}).sin_cos(); sn * ({1}) - cs }",
-                vec![e, f],
-            ),
-            // Zero derivatives: the value of a step, scaling a smooth term.
-            11 => {
-                let m = *self.rng.pick(&["floor", "ceil", "signum"]);
-                raw(
-                    &format!("({{0}}).{m}() * ({{1}})"),
-                    vec![mul(lit(1.7), e), f],
-                )
-            }
-            // The path form of a method, `f64::sin(x)` (`T::sin(x)`), of one and two operands.
-            12 => {
-                let m = *self.rng.pick(&["sin", "cos", "atan", "tanh"]);
-                raw(&format!("$T::{m}({{0}})"), vec![e])
-            }
-            13 => raw("$T::max({0}, {1})", vec![e, f]),
-            14 => {
-                let c = *self.rng.pick(&["$PI", "$EULER", "$LN2"]);
-                raw(&format!("({{0}}) * {c}"), vec![e])
-            }
-            15 => raw("({0}) + $EPS", vec![e]),
-            // An array as the value of an `if`, or of a `match` on an integer in scope.
-            16 => raw(
-                "{ let arr = if ({0}) > ({1}) { [{0}, ({1}) * ({1})] } else { [{1}, $H] }; arr[0] * arr[1] + arr[0] }",
-                vec![e, f],
-            ),
-            _ => match scope.ints.last() {
-                Some(i) => raw(
-                    &format!(
-                        "{{ let arr = match {} % 3 {{ 0 => [{{0}}, $H], 1 | 2 => [{{1}}, {{0}}], _ => [$H, {{1}}] }}; arr[0] - arr[1] * arr[0] }}",
-                        i.name
-                    ),
-                    vec![e, f],
-                ),
-                None => raw("({0}) * $PI", vec![e]),
-            },
         }
     }
 }
