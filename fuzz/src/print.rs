@@ -663,8 +663,9 @@ impl Printer {
     }
 
     /// The text of a [`Stmt::Raw`] or [`Expr::Raw`]: `$T` the float type, `$H` the literal `0.5`, `$PI`,
-    /// `$EULER`, `$LN2` the constants of `std::f64::consts` and `$EPS` `f64::EPSILON` (in generic code
-    /// `T::from(..).unwrap()` of them and `T::epsilon()`), `@name` the generated function `name` as this
+    /// `$EULER`, `$LN2` the constants of `std::f64::consts`, `$EPS`, `$NEGINF`, `$INF` `f64::EPSILON`,
+    /// `f64::NEG_INFINITY`, `f64::INFINITY` (in generic code `T::from(..).unwrap()` of the constants,
+    /// `T::epsilon()`, `T::neg_infinity()`, `T::infinity()`), `@name` the generated function `name` as this
     /// copy calls it, `{k}` expression `k`.
     fn raw(&self, text: &str, exprs: &[Expr]) -> String {
         let mut text = text.replace("$H", &self.lit(0.5));
@@ -675,11 +676,14 @@ impl Printer {
             };
             text = text.replace(mark, &constant);
         }
-        let epsilon = match self.generic {
-            true => "T::epsilon()",
-            false => "f64::EPSILON",
-        };
-        let text = text.replace("$EPS", epsilon).replace("$T", self.ty());
+        for (mark, of_t, of_f64) in [
+            ("$EPS", "T::epsilon()", "f64::EPSILON"),
+            ("$NEGINF", "T::neg_infinity()", "f64::NEG_INFINITY"),
+            ("$INF", "T::infinity()", "f64::INFINITY"),
+        ] {
+            text = text.replace(mark, if self.generic { of_t } else { of_f64 });
+        }
+        let text = text.replace("$T", self.ty());
         // `@name`: the generated function `name`, as this copy calls it.
         let mut named = String::new();
         let mut parts = text.split('@');

@@ -20,6 +20,7 @@
 //!   parts read by `.0`/`.1` and by a `let (s, c)` in a block value), `floor`, `ceil`, `signum` (zero
 //!   derivatives), the path form `f64::sin(x)`/`T::sin(x)`, `std::f64::consts::{PI, E, LN_2}` and
 //!   `f64::EPSILON` (`T::from(PI).unwrap()`, `T::epsilon()` in generic code), each inside its domain;
+//!   `stop_gradient(..)`; running maxima and minima from `f64::NEG_INFINITY` and `f64::INFINITY`;
 //! - arrays as the value of an `if` and of a `match` (in a block value);
 //! - a helper that calls itself (`recursive_helper` in `gen.rs`);
 //! - the checked function's slice parameters written `&Vec<f64>` and `&[f64; N]`, and scalars `&f64`, read
@@ -752,7 +753,7 @@ impl Gen {
         let tanh = |e: Expr| Expr::Method(Method::Tanh, Box::new(e));
         let sin = |e: Expr| Expr::Method(Method::Sin, Box::new(e));
         let raw = |text: &str, exprs: Vec<Expr>| Expr::Raw(text.to_string(), exprs);
-        match self.rng.range(0, 17) {
+        match self.rng.range(0, 19) {
             0 => raw("({0}).tan()", vec![tanh(e)]),
             1 => raw("({0}).asin()", vec![mul(lit(0.9), tanh(e))]),
             2 => raw("({0}).acos()", vec![mul(lit(0.9), tanh(e))]),
@@ -802,6 +803,23 @@ impl Gen {
                 "{ let arr = if ({0}) > ({1}) { [{0}, ({1}) * ({1})] } else { [{1}, $H] }; arr[0] * arr[1] + arr[0] }",
                 vec![e, f],
             ),
+            // `stop_gradient`: `e` held constant, its value used (the oracle's `Dual`s lose their tangents
+            // in it too, at every order).
+            17 => raw("autodiff::stop_gradient({0}) * ({1})", vec![e, f]),
+            // A running maximum (minimum) from an infinity over an array in scope.
+            18 => match scope.arrays.last() {
+                Some(a) => {
+                    let (from, m) = *self.rng.pick(&[("$NEGINF", "max"), ("$INF", "min")]);
+                    raw(
+                        &format!(
+                            "{}.iter().fold({from}, |acc_m, &el_m| acc_m.{m}(el_m * ({{0}})))",
+                            a.name
+                        ),
+                        vec![e],
+                    )
+                }
+                None => raw("autodiff::stop_gradient({0}) * ({1})", vec![e, f]),
+            },
             _ => match scope.ints.last() {
                 Some(i) => raw(
                     &format!(
@@ -867,6 +885,9 @@ mod tests {
             "s: &[f64; ",
             ": &f64",
             "(*",
+            "autodiff::stop_gradient(",
+            ".iter().fold(f64::NEG_INFINITY, |acc_m, &el_m| acc_m.max(",
+            ".iter().fold(f64::INFINITY, |acc_m, &el_m| acc_m.min(",
         ];
         let mut seen = std::collections::BTreeSet::new();
         let mut capitalised_binding = false;
