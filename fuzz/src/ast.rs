@@ -714,6 +714,9 @@ pub struct Func {
     /// The parameters of the checked function written otherwise than `&[f64]` and `f64` (`--sugar`), by
     /// name.
     pub param_styles: Vec<(String, ParamStyle)>,
+    /// A pair result written as an array, `-> [f64; 2]` and `[a, b]` (`--sugar`, the checked function only,
+    /// which no other calls): the harness checks its `f_jacobian` too.
+    pub result_array: bool,
 }
 
 /// How a slice or scalar parameter is written, where not `&[f64]` or `f64`.

@@ -341,6 +341,7 @@ impl Gen {
                     tail: vec![],
                     mut_slices: Vec::new(),
                     param_styles: Vec::new(),
+                    result_array: false,
                 });
             } else {
                 let len = *self.rng.pick(&lens);
@@ -440,6 +441,8 @@ impl Gen {
         for name in std::mem::take(&mut self.scalar_refs) {
             main.param_styles.push((name, ParamStyle::Scalar));
         }
+        // `--sugar`: a pair result as an array, `-> [f64; 2]`.
+        main.result_array = self.sugar && main.returns_pair() && self.rng.chance(0.5);
         funcs.push(main);
         // `--forms`: some helpers that only the main function calls are declared inside its body.
         let mut nested = Vec::new();
@@ -603,6 +606,7 @@ impl Gen {
             tail,
             mut_slices: Vec::new(),
             param_styles: Vec::new(),
+            result_array: false,
         }
     }
 
@@ -2371,6 +2375,7 @@ fn recursive_helper(name: String, generic: bool) -> Func {
         tail: vec![Expr::Raw(tail, vec![])],
         mut_slices: Vec::new(),
         param_styles: Vec::new(),
+        result_array: false,
     }
 }
 

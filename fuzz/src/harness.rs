@@ -473,7 +473,12 @@ fn check_fn(f: &Func, module: &str) -> String {
     let outs = if nout == 1 {
         "vec![r]".to_string()
     } else {
-        "vec![r.0, r.1]".to_string()
+        let (a, b) = if f.result_array {
+            ("[0]", "[1]")
+        } else {
+            (".0", ".1")
+        };
+        format!("vec![r{a}, r{b}]")
     };
     let _ = write!(
         s,
@@ -481,10 +486,10 @@ fn check_fn(f: &Func, module: &str) -> String {
     );
     s.push_str("        if skip_non_finite() {\n            continue;\n        }\n");
     s.push_str("        if !finite(&vals) || jac.iter().any(|row| !finite(row)) {\n            continue;\n        }\n");
-    let got = if nout == 1 {
-        "vec![v]"
-    } else {
-        "vec![v.0, v.1]"
+    let got = match (nout, f.result_array) {
+        (1, _) => "vec![v]",
+        (_, true) => "vec![v[0], v[1]]",
+        (_, false) => "vec![v.0, v.1]",
     };
     let name = &f.name;
     // The primal.
@@ -539,9 +544,13 @@ fn check_fn(f: &Func, module: &str) -> String {
     let (dr_expr, dr_vec) = if nout == 1 {
         ("rng.f()".to_string(), "vec![dr]".to_string())
     } else {
+        let (pair, a, b) = match f.result_array {
+            true => (("[", "]"), "[0]", "[1]"),
+            false => (("(", ")"), ".0", ".1"),
+        };
         (
-            "(rng.f(), rng.f())".to_string(),
-            "vec![dr.0, dr.1]".to_string(),
+            format!("{}rng.f(), rng.f(){}", pair.0, pair.1),
+            format!("vec![dr{a}, dr{b}]"),
         )
     };
     let _ = write!(
@@ -550,6 +559,13 @@ fn check_fn(f: &Func, module: &str) -> String {
     );
     if nout != 1 {
         s.push_str("        grads.extend_from_slice(&flat);\n");
+    }
+    // _jacobian, of an array result: rows the outputs, columns the active inputs flattened.
+    if f.result_array {
+        let _ = write!(
+            s,
+            "        let jm = {name}_jacobian({args});\n        if jm.len() != {nout} {{\n            return Err(format!(\"{name}_jacobian has {{}} rows, not {nout} ({{at}})\", jm.len()));\n        }}\n        for o in 0..{nout} {{\n            compare(\"{name}_jacobian\", &jm[o], &jac[o], &at)?;\n        }}\n"
+        );
     }
     // _jvp: a random tangent shaped like the gradient.
     let active = f.active_params();
@@ -593,10 +609,10 @@ fn check_fn(f: &Func, module: &str) -> String {
         format!("({})", tnames.join(", "))
     };
     let (_, tflat) = grad_pattern(f, "tg", "tflat");
-    let tgot = if nout == 1 {
-        "vec![tv]"
-    } else {
-        "vec![tv.0, tv.1]"
+    let tgot = match (nout, f.result_array) {
+        (1, _) => "vec![tv]",
+        (_, true) => "vec![tv[0], tv[1]]",
+        (_, false) => "vec![tv.0, tv.1]",
     };
     let _ = write!(
         s,

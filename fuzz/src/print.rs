@@ -64,6 +64,7 @@ fn print_func_with(f: &Func, mode: Mode, nested: &[&Func]) -> String {
         out: String::new(),
         indent: 0,
         nested: nested.iter().map(|n| print_func(n, mode)).collect(),
+        result_array: f.result_array,
     };
     p.func(f);
     p.out
@@ -79,6 +80,7 @@ pub fn print_body(body: &[Stmt], tail: &Expr, mode: Mode) -> String {
         out: String::new(),
         indent: 1,
         nested: Vec::new(),
+        result_array: false,
     };
     for s in body {
         p.stmt(s);
@@ -107,6 +109,8 @@ struct Printer {
     indent: usize,
     /// The printed functions to declare at the start of the body.
     nested: Vec<String>,
+    /// The function's pair result is an array (`Func::result_array`): its values are printed `[a, b]`.
+    result_array: bool,
 }
 
 impl Printer {
@@ -159,7 +163,9 @@ impl Printer {
             .collect();
         let generics = if self.generic { "<T: Float>" } else { "" };
         let name = fn_name(&f.name, self.mode);
-        let ret = if f.returns_pair() {
+        let ret = if f.returns_pair() && f.result_array {
+            format!("[{t}; 2]")
+        } else if f.returns_pair() {
             format!("({t}, {t})")
         } else {
             t.to_string()
@@ -263,7 +269,10 @@ impl Printer {
             self.expr(&vs[0], 0)
         } else {
             let parts: Vec<String> = vs.iter().map(|e| self.expr(e, 0)).collect();
-            format!("({})", parts.join(", "))
+            match self.result_array {
+                true => format!("[{}]", parts.join(", ")),
+                false => format!("({})", parts.join(", ")),
+            }
         }
     }
 

@@ -473,6 +473,7 @@ impl Gen {
             tail: vec![tail],
             mut_slices: Vec::new(),
             param_styles: Vec::new(),
+            result_array: false,
         };
         funcs.push(main);
         Program {

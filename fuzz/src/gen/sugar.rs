@@ -24,7 +24,7 @@
 //! - arrays as the value of an `if` and of a `match` (in a block value);
 //! - a helper that calls itself (`recursive_helper` in `gen.rs`);
 //! - the checked function's slice parameters written `&Vec<f64>` and `&[f64; N]`, and scalars `&f64`, read
-//!   `(*x)` (`ParamStyle`).
+//!   `(*x)` (`ParamStyle`), and its pair result as an array `[f64; 2]`, whose `f_jacobian` is checked too.
 //!
 //! Each is valid Rust the generic oracle copy also compiles. `x as f32 as f64` is not generated: the oracle
 //! runs the body on `Dual`, which has no `as` cast to `f32`.
@@ -888,6 +888,7 @@ mod tests {
             "autodiff::stop_gradient(",
             ".iter().fold(f64::NEG_INFINITY, |acc_m, &el_m| acc_m.max(",
             ".iter().fold(f64::INFINITY, |acc_m, &el_m| acc_m.min(",
+            "-> [f64; 2]",
         ];
         let mut seen = std::collections::BTreeSet::new();
         let mut capitalised_binding = false;

@@ -243,6 +243,7 @@ impl Gen {
                 Vec::new()
             },
             param_styles: Vec::new(),
+            result_array: false,
         });
         Program {
             id,
