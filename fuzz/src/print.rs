@@ -90,6 +90,28 @@ pub fn print_body(body: &[Stmt], tail: &Expr, mode: Mode) -> String {
     p.out
 }
 
+/// Does a `return` of `f` stand inside a statement of its body (a loop, a branch), not only as a
+/// top-level `if c { return v; }`? (An array result carried out of a loop by `return` is refused by
+/// design, README "Not supported yet": `--sugar` writes a pair result as an array only where none is.)
+pub fn returns_nested(f: &Func) -> bool {
+    let mut p = Printer {
+        mode: Mode::Plain,
+        generic: f.generic,
+        out: String::new(),
+        indent: 0,
+        nested: Vec::new(),
+        result_array: false,
+    };
+    f.body
+        .iter()
+        .filter(|s| !matches!(s, Stmt::ReturnIf { .. }))
+        .any(|s| {
+            p.out.clear();
+            p.stmt(s);
+            p.out.contains("return")
+        })
+}
+
 /// Does `caller`'s body call the function `name`?
 pub fn calls(caller: &Func, name: &str) -> bool {
     let text = print_func(caller, Mode::Plain);
