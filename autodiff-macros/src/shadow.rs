@@ -1962,8 +1962,10 @@ fn bindings(item: &syn::ItemFn) -> Vec<String> {
 
 /// Is `e` a tuple (nested or not) of literals alone, `(1.0, 2.0)`, or of values computed from literals and
 /// the integer parameters `ints` alone (`(0.5, 2.0 * k as f64)`), maybe with arrays of those among its parts
-/// (`([0.5, k as f64], 2.0)`), which the copy keeps as written?
-fn constant_tuple(e: &Expr, ints: &[String]) -> bool {
+/// (`([0.5, k as f64], 2.0)`), which the copy keeps as written? Where `stopped`, a part may also be
+/// `stop_gradient(..)` of anything (`(stop_gradient(t), [2.0])`): a constant, which the copy passes as its
+/// value in the callee's float type (`stopped_values`).
+fn constant_tuple(e: &Expr, ints: &[String], stopped: bool) -> bool {
     // A part that is an array of such constants (`[0.5, k as f64]`, `vec![1.0, 2.0]`).
     let constant_array = |e: &Expr| match e {
         Expr::Array(a) => a.elems.iter().all(|e| integer_constant(e, ints)),
@@ -1977,10 +1979,13 @@ fn constant_tuple(e: &Expr, ints: &[String]) -> bool {
         Expr::Tuple(t) => {
             !t.elems.is_empty()
                 && t.elems.iter().all(|e| {
-                    constant_tuple(e, ints) || integer_constant(e, ints) || constant_array(e)
+                    constant_tuple(e, ints, stopped)
+                        || integer_constant(e, ints)
+                        || constant_array(e)
+                        || stopped && stop_gradient_call(e).is_some()
                 })
         }
-        Expr::Paren(p) => constant_tuple(&p.expr, ints),
+        Expr::Paren(p) => constant_tuple(&p.expr, ints, stopped),
         _ => false,
     }
 }
@@ -2031,17 +2036,29 @@ fn integer_params(item: &syn::ItemFn) -> Vec<String> {
 /// `&(1.0, 2.0)`: a reference to a tuple of literals (or integer parameters) built in place.
 fn constant_tuple_reference(e: &Expr, ints: &[String]) -> bool {
     match e {
-        Expr::Reference(r) => r.mutability.is_none() && constant_tuple(&r.expr, ints),
+        Expr::Reference(r) => r.mutability.is_none() && constant_tuple(&r.expr, ints, true),
         // By value (`weigh(([0.5, 1.0], 2.0))`), where it holds an array: such a tuple is no value of the
         // differentiated code, so it goes to a plain function.
         Expr::Tuple(t) => {
-            constant_tuple(e, ints)
+            constant_tuple(e, ints, true)
                 && t.elems
                     .iter()
                     .any(|e| matches!(e, Expr::Array(_) | Expr::Macro(_)))
         }
         Expr::Paren(p) => constant_tuple_reference(&p.expr, ints),
         _ => false,
+    }
+}
+
+/// The argument of `stop_gradient(x)` or `autodiff::stop_gradient(x)`, where `e` is such a call.
+fn stop_gradient_call(e: &Expr) -> Option<&Expr> {
+    match e {
+        Expr::Call(c) if c.args.len() == 1 => match &*c.func {
+            Expr::Path(p) if crate::lower::is_stop_gradient(p) => c.args.first(),
+            _ => None,
+        },
+        Expr::Paren(p) => stop_gradient_call(&p.expr),
+        _ => None,
     }
 }
 
@@ -2089,7 +2106,7 @@ fn constant_tuples_for_calls(item: &syn::ItemFn, active_calls: &[String]) -> Vec
                     && p.mutability.is_none()
                     && p.subpat.is_none()
                     && init.diverge.is_none()
-                    && constant_tuple(&init.expr, self.ints)
+                    && constant_tuple(&init.expr, self.ints, false)
                 {
                     self.candidates.push(p.ident.to_string());
                 }
@@ -2232,6 +2249,24 @@ impl Rewrite<'_> {
                     })
             }
             _ => false,
+        }
+    }
+
+    // Input:  (stop_gradient(t), [2.0]), an argument of a call kept as written (`constant_tuple_reference`)
+    // Output: (::autodiff::__private::value::<_, _>(stop_gradient(t)), [2.0])
+    /// The parts `stop_gradient(..)` of a constant tuple passed to a function without derivatives, which
+    /// are of the copy's float type: their values in the float type the callee's parameter has, which
+    /// rustc infers (a constant, so no tangent is lost). The other parts are literals and integers, kept.
+    fn stopped_values(&mut self, arg: &mut Expr) {
+        match arg {
+            Expr::Reference(r) => self.stopped_values(&mut r.expr),
+            Expr::Paren(p) => self.stopped_values(&mut p.expr),
+            Expr::Tuple(t) => t.elems.iter_mut().for_each(|e| self.stopped_values(e)),
+            e if stop_gradient_call(e).is_some() => {
+                self.visit_expr_mut(e);
+                *e = syn::parse_quote!(::autodiff::__private::value::<_, _>(#e));
+            }
+            _ => {}
         }
     }
 
@@ -2657,10 +2692,12 @@ impl VisitMut for Rewrite<'_> {
                     })
                 {
                     let ints = self.ints.clone();
-                    call.args
-                        .iter_mut()
-                        .filter(|a| !constant_tuple_reference(a, &ints))
-                        .for_each(|a| self.visit_expr_mut(a));
+                    for arg in call.args.iter_mut() {
+                        match constant_tuple_reference(arg, &ints) {
+                            true => self.stopped_values(arg),
+                            false => self.visit_expr_mut(arg),
+                        }
+                    }
                     let scalar = self.scalar;
                     *expr = syn::parse_quote!(::autodiff::__private::lift::<#scalar, _>(#call));
                     return;
@@ -3003,6 +3040,31 @@ mod tests {
         assert_eq!(why_no_copy_with(&item, "f64", &calls, &calls, false), None);
         let unknown = why_no_copy_with(&item, "f64", &[], &[], false);
         assert!(unknown.is_some_and(|why| why.contains("`.g()`")));
+    }
+
+    #[test]
+    fn stopped_parts_of_constant_tuples_are_passed_as_values() {
+        let b = body(syn::parse_quote!(
+            fn f(a: f64, t: f64) -> f64 {
+                a * weigh((stop_gradient(t), [2.0])) + sum(&(autodiff::stop_gradient(t * a), 1.5))
+            }
+        ));
+        assert!(
+            b.contains("weigh ((:: autodiff :: __private :: value :: < _ , _ > (stop_gradient (t)) , [2.0]))"),
+            "{b}"
+        );
+        assert!(
+            b.contains("sum (& (:: autodiff :: __private :: value :: < _ , _ > (autodiff :: stop_gradient (t * a)) , 1.5))"),
+            "{b}"
+        );
+        // A local bound to such a tuple is rewritten as before (only literals and integers keep a local).
+        let l = body(syn::parse_quote!(
+            fn f(a: f64, t: f64) -> f64 {
+                let c = (stop_gradient(t), 1.5);
+                a * sum(&c)
+            }
+        ));
+        assert!(!l.contains("let c = (stop_gradient (t) , 1.5) ;"), "{l}");
     }
 
     #[test]

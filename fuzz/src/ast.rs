@@ -711,9 +711,34 @@ pub struct Func {
     /// The slice parameters declared `mut` (`mut xs: &[f64]`), which the body rebinds to sub-slices of
     /// themselves (`--vecs`).
     pub mut_slices: Vec<String>,
+    /// The parameters of the checked function written otherwise than `&[f64]` and `f64` (`--sugar`), by
+    /// name.
+    pub param_styles: Vec<(String, ParamStyle)>,
+    /// A pair result written as an array, `-> [f64; 2]` and `[a, b]` (`--sugar`, the checked function only,
+    /// which no other calls): the harness checks its `f_jacobian` too.
+    pub result_array: bool,
+}
+
+/// How a slice or scalar parameter is written, where not `&[f64]` or `f64`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamStyle {
+    /// `&f64`, read `(*x)` by the body: its gradient an `f64`.
+    Scalar,
+    /// `&Vec<f64>`: its gradient a `Vec<f64>`, as of `&[f64]`.
+    Vec,
+    /// `&[f64; N]`: its gradient, `f_grad_into`'s buffer and `f_jvp`'s tangent are `[f64; N]`.
+    Array,
 }
 
 impl Func {
+    /// How the parameter `name` is written, where not `&[f64]` or `f64`.
+    pub fn param_style(&self, name: &str) -> Option<ParamStyle> {
+        self.param_styles
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, s)| *s)
+    }
+
     /// Whether the function returns a pair `(f64, f64)`.
     pub fn returns_pair(&self) -> bool {
         self.tail.len() == 2

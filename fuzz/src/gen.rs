@@ -38,6 +38,7 @@ pub fn generate(seed: u64, id: usize, forms: bool, sugar: bool) -> Program {
         fresh: 0,
         forms,
         sugar,
+        scalar_refs: Vec::new(),
     };
     g.program(id)
 }
@@ -215,6 +216,9 @@ struct Gen {
     forms: bool,
     /// Generate the forms of `--sugar` too.
     sugar: bool,
+    /// The scalar parameters of the function being generated that are taken by reference (`x: &f64`,
+    /// `--sugar`): the body reads them `(*x)`.
+    scalar_refs: Vec<String>,
 }
 
 impl Gen {
@@ -309,6 +313,10 @@ impl Gen {
         for h in 0..helper_count {
             let name = format!("h{h}");
             let helper_generic = need_generic || self.rng.chance(0.4);
+            if self.sugar && self.rng.chance(0.2) {
+                funcs.push(recursive_helper(name, helper_generic));
+                continue;
+            }
             if self.rng.chance(0.3) {
                 let kind =
                     *self
@@ -332,6 +340,8 @@ impl Gen {
                     body: vec![],
                     tail: vec![],
                     mut_slices: Vec::new(),
+                    param_styles: Vec::new(),
+                    result_array: false,
                 });
             } else {
                 let len = *self.rng.pick(&lens);
@@ -412,7 +422,15 @@ impl Gen {
         let callees = callees_of(&funcs, need_generic);
         let ctx = Ctx::top(generic, pair, callees);
         let stmts = self.rng.range(5, 22);
-        let main = self.func(
+        // `--sugar`: some scalar parameters taken by reference, `x: &f64`, read `(*x)`.
+        if self.sugar {
+            for p in &params {
+                if p.kind == ParamKind::Scalar && self.rng.chance(0.3) {
+                    self.scalar_refs.push(p.name.clone());
+                }
+            }
+        }
+        let mut main = self.func(
             "f".into(),
             generic,
             FnKind::Differentiable { order2, wrt },
@@ -420,6 +438,16 @@ impl Gen {
             ctx,
             stmts,
         );
+        for name in std::mem::take(&mut self.scalar_refs) {
+            main.param_styles.push((name, ParamStyle::Scalar));
+        }
+        // `--sugar`: a pair result as an array, `-> [f64; 2]`.
+        // Not where a `return` stands in a loop: an array carried out of a loop by `return` is refused by
+        // design (README, "Not supported yet").
+        main.result_array = self.sugar
+            && main.returns_pair()
+            && self.rng.chance(0.5)
+            && !crate::print::returns_nested(&main);
         funcs.push(main);
         // `--forms`: some helpers that only the main function calls are declared inside its body.
         let mut nested = Vec::new();
@@ -432,6 +460,21 @@ impl Gen {
                     .any(|(j, other)| j != k && crate::print::calls(other, name));
                 if !called_by_a_helper && self.rng.chance(0.4) {
                     nested.push(name.clone());
+                }
+            }
+        }
+        // `--sugar`: the checked function's slices also as `&Vec<f64>` and `&[f64; N]` (API.md's table).
+        if self.sugar {
+            if let Some(main) = funcs.last_mut() {
+                for p in &main.params {
+                    if let ParamKind::Slice(_) = p.kind {
+                        let style = match self.rng.range(0, 2) {
+                            0 => continue,
+                            1 => ParamStyle::Vec,
+                            _ => ParamStyle::Array,
+                        };
+                        main.param_styles.push((p.name.clone(), style));
+                    }
                 }
             }
         }
@@ -464,6 +507,11 @@ impl Gen {
         stmts: usize,
     ) -> Func {
         let mut scope = Scope::of_params(&params);
+        for f in &mut scope.floats {
+            if self.scalar_refs.contains(&f.name) {
+                f.name = format!("(*{})", f.name);
+            }
+        }
         let mut body = Vec::new();
         for p in &params {
             if let ParamKind::Pair(array) = p.kind {
@@ -562,6 +610,8 @@ impl Gen {
             body,
             tail,
             mut_slices: Vec::new(),
+            param_styles: Vec::new(),
+            result_array: false,
         }
     }
 
@@ -2135,6 +2185,10 @@ impl Gen {
                 };
                 Expr::Bin(BinOp::Div, Box::new(sub(self)), Box::new(den))
             }
+            4 if self.sugar && self.rng.chance(0.4) => {
+                let (e, f) = (sub(self), sub(self));
+                self.sugar_method(scope, e, f)
+            }
             4 => {
                 let e = sub(self);
                 let m = *self.rng.pick(&[
@@ -2304,6 +2358,32 @@ fn writes_outputs(callees: &[Callee]) -> bool {
 
 /// The functions of `funcs` that a function may call: all of them from an `f64` function, only the generic
 /// ones from a generic function (or one with `order = 2`, whose generic copy makes the calls).
+/// A helper that calls itself (`--sugar`; API.md lists recursion): `x` halved until it is small, each
+/// level adding a term, so its derivative runs through every level of the recursion. It stops for any
+/// input, not a number or infinite ones too (`!(..)` is true of `NaN`; `x` at most `0.5 / EPSILON`).
+fn recursive_helper(name: String, generic: bool) -> Func {
+    let tail = format!(
+        "if !(x.abs() >= $H && x.abs() < $H / $EPS) {{ x.sin() }} else {{ @{name}(x * $H) * x.cos() + x }}"
+    );
+    Func {
+        name,
+        generic,
+        kind: FnKind::Differentiable {
+            order2: false,
+            wrt: None,
+        },
+        params: vec![Param {
+            name: "x".into(),
+            kind: ParamKind::Scalar,
+        }],
+        body: vec![],
+        tail: vec![Expr::Raw(tail, vec![])],
+        mut_slices: Vec::new(),
+        param_styles: Vec::new(),
+        result_array: false,
+    }
+}
+
 fn callees_of(funcs: &[Func], generic: bool) -> Vec<Callee> {
     funcs
         .iter()

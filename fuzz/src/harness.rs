@@ -350,12 +350,23 @@ fn check_fn(f: &Func, module: &str) -> String {
         match p.kind {
             ParamKind::Scalar => {
                 let _ = writeln!(s, "        let {n}: f64 = rng.f();");
-                call_args.push(n.clone());
+                call_args.push(match f.param_style(n) {
+                    Some(ParamStyle::Scalar) => format!("&{n}"),
+                    _ => n.clone(),
+                });
                 show.push(format!("{n} = {{{n}:?}}"));
             }
             ParamKind::Slice(l) => {
                 let _ = writeln!(s, "        let {n}: Vec<f64> = rng.vec({l});");
-                call_args.push(format!("&{n}"));
+                if f.param_style(n) == Some(ParamStyle::Array) {
+                    let _ = writeln!(
+                        s,
+                        "        let {n}_a: [f64; {l}] = core::array::from_fn(|j| {n}[j]);"
+                    );
+                    call_args.push(format!("&{n}_a"));
+                } else {
+                    call_args.push(format!("&{n}"));
+                }
                 show.push(format!("{n} = {{{n}:?}}"));
             }
             ParamKind::Int(v) => {
@@ -410,14 +421,24 @@ fn check_fn(f: &Func, module: &str) -> String {
                         "            let {n}_d = {};",
                         mk(n, off.map(|o| o.to_string()))
                     );
-                    dargs.push(format!("{n}_d"));
+                    dargs.push(match f.param_style(n) {
+                        Some(ParamStyle::Scalar) => format!("&{n}_d"),
+                        _ => format!("{n}_d"),
+                    });
                 }
                 ParamKind::Slice(l) => {
                     let e = mk(&format!("{n}[j]"), off.map(|o| format!("{o} + j")));
-                    let _ = writeln!(
-                        lets,
-                        "            let {n}_d: Vec<_> = (0..{l}).map(|j| {e}).collect();"
-                    );
+                    if f.param_style(n) == Some(ParamStyle::Array) {
+                        let _ = writeln!(
+                            lets,
+                            "            let {n}_d: [_; {l}] = core::array::from_fn(|j| {e});"
+                        );
+                    } else {
+                        let _ = writeln!(
+                            lets,
+                            "            let {n}_d: Vec<_> = (0..{l}).map(|j| {e}).collect();"
+                        );
+                    }
                     dargs.push(format!("&{n}_d"));
                 }
                 ParamKind::Int(_) => dargs.push(n.clone()),
@@ -452,7 +473,12 @@ fn check_fn(f: &Func, module: &str) -> String {
     let outs = if nout == 1 {
         "vec![r]".to_string()
     } else {
-        "vec![r.0, r.1]".to_string()
+        let (a, b) = if f.result_array {
+            ("[0]", "[1]")
+        } else {
+            (".0", ".1")
+        };
+        format!("vec![r{a}, r{b}]")
     };
     let _ = write!(
         s,
@@ -460,10 +486,10 @@ fn check_fn(f: &Func, module: &str) -> String {
     );
     s.push_str("        if skip_non_finite() {\n            continue;\n        }\n");
     s.push_str("        if !finite(&vals) || jac.iter().any(|row| !finite(row)) {\n            continue;\n        }\n");
-    let got = if nout == 1 {
-        "vec![v]"
-    } else {
-        "vec![v.0, v.1]"
+    let got = match (nout, f.result_array) {
+        (1, _) => "vec![v]",
+        (_, true) => "vec![v[0], v[1]]",
+        (_, false) => "vec![v.0, v.1]",
     };
     let name = &f.name;
     // The primal.
@@ -488,6 +514,10 @@ fn check_fn(f: &Func, module: &str) -> String {
             for (k, p) in active.iter().enumerate() {
                 let n = format!("gi{k}");
                 match p.kind {
+                    ParamKind::Slice(len) if f.param_style(&p.name) == Some(ParamStyle::Array) => {
+                        let _ = writeln!(decls, "        let mut {n} = [f64::NAN; {len}];");
+                        let _ = writeln!(flat, "        flat_into.extend_from_slice(&{n});");
+                    }
                     ParamKind::Slice(len) => {
                         let _ = writeln!(decls, "        let mut {n} = vec![f64::NAN; {len}];");
                         let _ = writeln!(flat, "        flat_into.extend_from_slice(&{n});");
@@ -514,9 +544,13 @@ fn check_fn(f: &Func, module: &str) -> String {
     let (dr_expr, dr_vec) = if nout == 1 {
         ("rng.f()".to_string(), "vec![dr]".to_string())
     } else {
+        let (pair, a, b) = match f.result_array {
+            true => (("[", "]"), "[0]", "[1]"),
+            false => (("(", ")"), ".0", ".1"),
+        };
         (
-            "(rng.f(), rng.f())".to_string(),
-            "vec![dr.0, dr.1]".to_string(),
+            format!("{}rng.f(), rng.f(){}", pair.0, pair.1),
+            format!("vec![dr{a}, dr{b}]"),
         )
     };
     let _ = write!(
@@ -526,11 +560,25 @@ fn check_fn(f: &Func, module: &str) -> String {
     if nout != 1 {
         s.push_str("        grads.extend_from_slice(&flat);\n");
     }
+    // _jacobian, of an array result: rows the outputs, columns the active inputs flattened.
+    if f.result_array {
+        let _ = write!(
+            s,
+            "        let jm = {name}_jacobian({args});\n        if jm.len() != {nout} {{\n            return Err(format!(\"{name}_jacobian has {{}} rows, not {nout} ({{at}})\", jm.len()));\n        }}\n        for o in 0..{nout} {{\n            compare(\"{name}_jacobian\", &jm[o], &jac[o], &at)?;\n        }}\n"
+        );
+    }
     // _jvp: a random tangent shaped like the gradient.
     let active = f.active_params();
     let mut tnames = Vec::new();
     for (k, p) in active.iter().enumerate() {
         match p.kind {
+            ParamKind::Slice(l) if f.param_style(&p.name) == Some(ParamStyle::Array) => {
+                let _ = writeln!(
+                    s,
+                    "        let tg{k}: [f64; {l}] = core::array::from_fn(|_| rng.f());"
+                );
+                tnames.push(format!("tg{k}"));
+            }
             ParamKind::Slice(l) => {
                 let _ = writeln!(s, "        let tg{k}: Vec<f64> = rng.vec({l});");
                 tnames.push(format!("tg{k}.clone()"));
@@ -561,10 +609,10 @@ fn check_fn(f: &Func, module: &str) -> String {
         format!("({})", tnames.join(", "))
     };
     let (_, tflat) = grad_pattern(f, "tg", "tflat");
-    let tgot = if nout == 1 {
-        "vec![tv]"
-    } else {
-        "vec![tv.0, tv.1]"
+    let tgot = match (nout, f.result_array) {
+        (1, _) => "vec![tv]",
+        (_, true) => "vec![tv[0], tv[1]]",
+        (_, false) => "vec![tv.0, tv.1]",
     };
     let _ = write!(
         s,

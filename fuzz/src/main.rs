@@ -39,7 +39,9 @@ struct Options {
     forms: bool,
     /// Also generate the forms of `--sugar` (`gen/sugar.rs`): iterator direction chains under order-dependent
     /// accumulations, destructuring assignments, `match` guards and bindings, labelled block values,
-    /// `copysign` and `clamp`. Without it a seed's programs are as before.
+    /// `copysign` and `clamp`, the float methods and constants no other form writes (`tan`..`acosh`, `log2`,
+    /// `log(base)`, `sin_cos`, `f64::sin(x)`, `std::f64::consts`, `f64::EPSILON`), a helper that calls
+    /// itself. Without it a seed's programs are as before.
     sugar: bool,
     /// Generate the programs of `--scratch` instead (`gen/scratch.rs`): loops over data with local
     /// arrays, shaped for the fusion of a loop's reverse into its forward sweep, and its near misses.

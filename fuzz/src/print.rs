@@ -64,6 +64,7 @@ fn print_func_with(f: &Func, mode: Mode, nested: &[&Func]) -> String {
         out: String::new(),
         indent: 0,
         nested: nested.iter().map(|n| print_func(n, mode)).collect(),
+        result_array: f.result_array,
     };
     p.func(f);
     p.out
@@ -79,6 +80,7 @@ pub fn print_body(body: &[Stmt], tail: &Expr, mode: Mode) -> String {
         out: String::new(),
         indent: 1,
         nested: Vec::new(),
+        result_array: false,
     };
     for s in body {
         p.stmt(s);
@@ -86,6 +88,28 @@ pub fn print_body(body: &[Stmt], tail: &Expr, mode: Mode) -> String {
     let t = p.expr(tail, 0);
     p.line(&t);
     p.out
+}
+
+/// Does a `return` of `f` stand inside a statement of its body (a loop, a branch), not only as a
+/// top-level `if c { return v; }`? (An array result carried out of a loop by `return` is refused by
+/// design, README "Not supported yet": `--sugar` writes a pair result as an array only where none is.)
+pub fn returns_nested(f: &Func) -> bool {
+    let mut p = Printer {
+        mode: Mode::Plain,
+        generic: f.generic,
+        out: String::new(),
+        indent: 0,
+        nested: Vec::new(),
+        result_array: false,
+    };
+    f.body
+        .iter()
+        .filter(|s| !matches!(s, Stmt::ReturnIf { .. }))
+        .any(|s| {
+            p.out.clear();
+            p.stmt(s);
+            p.out.contains("return")
+        })
 }
 
 /// Does `caller`'s body call the function `name`?
@@ -107,6 +131,8 @@ struct Printer {
     indent: usize,
     /// The printed functions to declare at the start of the body.
     nested: Vec<String>,
+    /// The function's pair result is an array (`Func::result_array`): its values are printed `[a, b]`.
+    result_array: bool,
 }
 
 impl Printer {
@@ -132,6 +158,9 @@ impl Printer {
             .params
             .iter()
             .map(|p| match p.kind {
+                ParamKind::Scalar if f.param_style(&p.name) == Some(ParamStyle::Scalar) => {
+                    format!("{}: &{t}", p.name)
+                }
                 ParamKind::Scalar => format!("{}: {t}", p.name),
                 ParamKind::Matrix(rows, cols, style) => match style {
                     MatStyle::Slice => format!("{}: &[Vec<{t}>]", p.name),
@@ -142,7 +171,11 @@ impl Printer {
                 ParamKind::Slice(_) if f.mut_slices.contains(&p.name) => {
                     format!("mut {}: &[{t}]", p.name)
                 }
-                ParamKind::Slice(_) => format!("{}: &[{t}]", p.name),
+                ParamKind::Slice(l) => match f.param_style(&p.name) {
+                    Some(ParamStyle::Vec) => format!("{}: &Vec<{t}>", p.name),
+                    Some(ParamStyle::Array) => format!("{}: &[{t}; {l}]", p.name),
+                    _ => format!("{}: &[{t}]", p.name),
+                },
                 ParamKind::Int(_) => format!("{}: usize", p.name),
                 ParamKind::Out(_) => format!("{}: &mut [{t}]", p.name),
                 ParamKind::OutFloat => format!("{}: &mut {t}", p.name),
@@ -152,7 +185,9 @@ impl Printer {
             .collect();
         let generics = if self.generic { "<T: Float>" } else { "" };
         let name = fn_name(&f.name, self.mode);
-        let ret = if f.returns_pair() {
+        let ret = if f.returns_pair() && f.result_array {
+            format!("[{t}; 2]")
+        } else if f.returns_pair() {
             format!("({t}, {t})")
         } else {
             t.to_string()
@@ -256,7 +291,10 @@ impl Printer {
             self.expr(&vs[0], 0)
         } else {
             let parts: Vec<String> = vs.iter().map(|e| self.expr(e, 0)).collect();
-            format!("({})", parts.join(", "))
+            match self.result_array {
+                true => format!("[{}]", parts.join(", ")),
+                false => format!("({})", parts.join(", ")),
+            }
         }
     }
 
@@ -655,10 +693,28 @@ impl Printer {
         }
     }
 
-    /// The text of a [`Stmt::Raw`] or [`Expr::Raw`]: `$T` the float type, `$H` the literal `0.5`, `@name`
-    /// the generated function `name` as this copy calls it, `{k}` expression `k`.
+    /// The text of a [`Stmt::Raw`] or [`Expr::Raw`]: `$T` the float type, `$H` the literal `0.5`, `$PI`,
+    /// `$EULER`, `$LN2` the constants of `std::f64::consts`, `$EPS`, `$NEGINF`, `$INF` `f64::EPSILON`,
+    /// `f64::NEG_INFINITY`, `f64::INFINITY` (in generic code `T::from(..).unwrap()` of the constants,
+    /// `T::epsilon()`, `T::neg_infinity()`, `T::infinity()`), `@name` the generated function `name` as this
+    /// copy calls it, `{k}` expression `k`.
     fn raw(&self, text: &str, exprs: &[Expr]) -> String {
-        let text = text.replace("$T", self.ty()).replace("$H", &self.lit(0.5));
+        let mut text = text.replace("$H", &self.lit(0.5));
+        for (mark, name) in [("$PI", "PI"), ("$EULER", "E"), ("$LN2", "LN_2")] {
+            let constant = match self.generic {
+                true => format!("T::from(std::f64::consts::{name}).unwrap()"),
+                false => format!("std::f64::consts::{name}"),
+            };
+            text = text.replace(mark, &constant);
+        }
+        for (mark, of_t, of_f64) in [
+            ("$EPS", "T::epsilon()", "f64::EPSILON"),
+            ("$NEGINF", "T::neg_infinity()", "f64::NEG_INFINITY"),
+            ("$INF", "T::infinity()", "f64::INFINITY"),
+        ] {
+            text = text.replace(mark, if self.generic { of_t } else { of_f64 });
+        }
+        let text = text.replace("$T", self.ty());
         // `@name`: the generated function `name`, as this copy calls it.
         let mut named = String::new();
         let mut parts = text.split('@');

@@ -99,6 +99,7 @@ pub fn generate_scratch(seed: u64, id: usize) -> Program {
         fresh: 0,
         forms: false,
         sugar: false,
+        scalar_refs: Vec::new(),
     };
     g.scratch_program(id)
 }
@@ -471,6 +472,8 @@ impl Gen {
             body,
             tail: vec![tail],
             mut_slices: Vec::new(),
+            param_styles: Vec::new(),
+            result_array: false,
         };
         funcs.push(main);
         Program {

@@ -105,6 +105,7 @@ pub fn generate_structs(seed: u64, id: usize) -> Program {
         fresh: 0,
         forms: false,
         sugar: false,
+        scalar_refs: Vec::new(),
     };
     let sp = g.structs_program();
     Program {

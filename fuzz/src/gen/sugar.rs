@@ -14,7 +14,17 @@
 //! - labelled block values `let v = 'b: { .. if c { break 'b e1; } .. e2 };`, also left from a loop inside;
 //! - `if c { continue; }` in `for` loops, labelled `for` loops that loops inside them `continue 'l` or
 //!   `break 'l`, and order-dependent folds `a.iter().rev().enumerate().fold(init, |acc, (i, &v)| ..)`;
-//! - `copysign` and `clamp` (in `Gen::method2`).
+//! - `copysign` and `clamp` (in `Gen::method2`);
+//! - the float methods and constants no other form writes (`Gen::sugar_method`): `tan`, `asin`, `acos`,
+//!   `atanh`, `acosh`, `cosh`, `log2`, `log10`, `exp2`, `log(base)` of an active base, `sin_cos()` (its
+//!   parts read by `.0`/`.1` and by a `let (s, c)` in a block value), `floor`, `ceil`, `signum` (zero
+//!   derivatives), the path form `f64::sin(x)`/`T::sin(x)`, `std::f64::consts::{PI, E, LN_2}` and
+//!   `f64::EPSILON` (`T::from(PI).unwrap()`, `T::epsilon()` in generic code), each inside its domain;
+//!   `stop_gradient(..)`; running maxima and minima from `f64::NEG_INFINITY` and `f64::INFINITY`;
+//! - arrays as the value of an `if` and of a `match` (in a block value);
+//! - a helper that calls itself (`recursive_helper` in `gen.rs`);
+//! - the checked function's slice parameters written `&Vec<f64>` and `&[f64; N]`, and scalars `&f64`, read
+//!   `(*x)` (`ParamStyle`), and its pair result as an array `[f64; 2]`, whose `f_jacobian` is checked too.
 //!
 //! Each is valid Rust the generic oracle copy also compiles. `x as f32 as f64` is not generated: the oracle
 //! runs the body on `Dual`, which has no `as` cast to `f32`.
@@ -726,6 +736,104 @@ fn scrut_range(scope: &Scope, scrut: &IExpr) -> (usize, usize) {
     }
 }
 
+impl Gen {
+    /// A float method or constant of API.md's list that no other form writes, on `e` (and `f`, for a
+    /// method of two operands), kept inside its domain: `tan` of `tanh(e)`, `asin`/`acos`/`atanh` of
+    /// `0.9 tanh(e)`, `acosh` of `1.5 + e e`, logarithms of `1 + e e` (a base `1.5 + f f`), `cosh`/`exp2`
+    /// of `sin(e)`. `e` as it is where it has no type of its own (a method of a `{float}` does not
+    /// compile).
+    pub(super) fn sugar_method(&mut self, scope: &Scope, e: Expr, f: Expr) -> Expr {
+        if !self.typed(scope, &e) {
+            return e;
+        }
+        let lit = Expr::Lit;
+        let add = |a: Expr, b: Expr| Expr::Bin(BinOp::Add, Box::new(a), Box::new(b));
+        let mul = |a: Expr, b: Expr| Expr::Bin(BinOp::Mul, Box::new(a), Box::new(b));
+        let square = |e: Expr| mul(e.clone(), e);
+        let tanh = |e: Expr| Expr::Method(Method::Tanh, Box::new(e));
+        let sin = |e: Expr| Expr::Method(Method::Sin, Box::new(e));
+        let raw = |text: &str, exprs: Vec<Expr>| Expr::Raw(text.to_string(), exprs);
+        match self.rng.range(0, 19) {
+            0 => raw("({0}).tan()", vec![tanh(e)]),
+            1 => raw("({0}).asin()", vec![mul(lit(0.9), tanh(e))]),
+            2 => raw("({0}).acos()", vec![mul(lit(0.9), tanh(e))]),
+            3 => raw("({0}).atanh()", vec![mul(lit(0.9), tanh(e))]),
+            4 => raw("({0}).acosh()", vec![add(lit(1.5), square(e))]),
+            5 => raw("({0}).cosh()", vec![sin(e)]),
+            6 => raw("({0}).exp2()", vec![sin(e)]),
+            7 => {
+                let m = *self.rng.pick(&["log2", "log10"]);
+                raw(&format!("({{0}}).{m}()"), vec![add(lit(1.0), square(e))])
+            }
+            // `x.log(b)`, differentiated in the base too (`Float::log` takes a base of its own type).
+            8 => raw(
+                "({0}).log({1})",
+                vec![add(lit(1.0), square(e)), add(lit(1.5), square(f))],
+            ),
+            9 => {
+                let part = self.rng.range(0, 1);
+                raw(&format!("({{0}}).sin_cos().{part}"), vec![e])
+            }
+            // The value of a block whose `let` destructures the pair.
+            10 => raw(
+                "{ let (sn, cs) = ({0}).sin_cos(); sn * ({1}) - cs }",
+                vec![e, f],
+            ),
+            // Zero derivatives: the value of a step, scaling a smooth term.
+            11 => {
+                let m = *self.rng.pick(&["floor", "ceil", "signum"]);
+                raw(
+                    &format!("({{0}}).{m}() * ({{1}})"),
+                    vec![mul(lit(1.7), e), f],
+                )
+            }
+            // The path form of a method, `f64::sin(x)` (`T::sin(x)`), of one and two operands.
+            12 => {
+                let m = *self.rng.pick(&["sin", "cos", "atan", "tanh"]);
+                raw(&format!("$T::{m}({{0}})"), vec![e])
+            }
+            13 => raw("$T::max({0}, {1})", vec![e, f]),
+            14 => {
+                let c = *self.rng.pick(&["$PI", "$EULER", "$LN2"]);
+                raw(&format!("({{0}}) * {c}"), vec![e])
+            }
+            15 => raw("({0}) + $EPS", vec![e]),
+            // An array as the value of an `if`, or of a `match` on an integer in scope.
+            16 => raw(
+                "{ let arr = if ({0}) > ({1}) { [{0}, ({1}) * ({1})] } else { [{1}, $H] }; arr[0] * arr[1] + arr[0] }",
+                vec![e, f],
+            ),
+            // `stop_gradient`: `e` held constant, its value used (the oracle's `Dual`s lose their tangents
+            // in it too, at every order).
+            17 => raw("autodiff::stop_gradient({0}) * ({1})", vec![e, f]),
+            // A running maximum (minimum) from an infinity over an array in scope.
+            18 => match scope.arrays.last() {
+                Some(a) => {
+                    let (from, m) = *self.rng.pick(&[("$NEGINF", "max"), ("$INF", "min")]);
+                    raw(
+                        &format!(
+                            "{}.iter().fold({from}, |acc_m, &el_m| acc_m.{m}(el_m * ({{0}})))",
+                            a.name
+                        ),
+                        vec![e],
+                    )
+                }
+                None => raw("autodiff::stop_gradient({0}) * ({1})", vec![e, f]),
+            },
+            _ => match scope.ints.last() {
+                Some(i) => raw(
+                    &format!(
+                        "{{ let arr = match {} % 3 {{ 0 => [{{0}}, $H], 1 | 2 => [{{1}}, {{0}}], _ => [$H, {{1}}] }}; arr[0] - arr[1] * arr[0] }}",
+                        i.name
+                    ),
+                    vec![e, f],
+                ),
+                None => raw("({0}) * $PI", vec![e]),
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::gen::{generate, generate_with};
@@ -751,6 +859,36 @@ mod tests {
             ".enumerate().rev().fold(",
             "continue 'l",
             "break 'l",
+            ").tan()",
+            ").asin()",
+            ").acos()",
+            ").atanh()",
+            ").acosh()",
+            ").cosh()",
+            ").exp2()",
+            ").log2()",
+            ").log10()",
+            ").log(",
+            ").sin_cos().",
+            ").sin_cos();",
+            ").floor() * (",
+            ").signum() * (",
+            "f64::sin(",
+            "f64::max(",
+            "std::f64::consts::PI",
+            "std::f64::consts::E)",
+            "f64::EPSILON",
+            "* x.cos() + x",
+            "let arr = if (",
+            "let arr = match ",
+            ": &Vec<f64>",
+            "s: &[f64; ",
+            ": &f64",
+            "(*",
+            "autodiff::stop_gradient(",
+            ".iter().fold(f64::NEG_INFINITY, |acc_m, &el_m| acc_m.max(",
+            ".iter().fold(f64::INFINITY, |acc_m, &el_m| acc_m.min(",
+            "-> [f64; 2]",
         ];
         let mut seen = std::collections::BTreeSet::new();
         let mut capitalised_binding = false;
@@ -764,6 +902,9 @@ mod tests {
                         panic!("seed {seed} program {id} ({mode:?}) does not parse: {e}\n{src}");
                     }
                 }
+                let module = crate::harness::program_module(&p, "p0");
+                syn::parse_file(&module)
+                    .unwrap_or_else(|e| panic!("the check module does not parse: {e}\n{module}"));
                 let src = print_program(&p, Mode::Macro);
                 for f in forms {
                     if src.contains(f) {

@@ -91,6 +91,7 @@ pub fn generate_vecs(seed: u64, id: usize) -> Program {
         fresh: 0,
         forms: false,
         sugar: false,
+        scalar_refs: Vec::new(),
     };
     g.vecs_program(id)
 }
@@ -241,6 +242,8 @@ impl Gen {
             } else {
                 Vec::new()
             },
+            param_styles: Vec::new(),
+            result_array: false,
         });
         Program {
             id,
