@@ -14,7 +14,7 @@
 
 mod common;
 
-use autodiff::differentiable;
+use autodiff::{differentiable, Differentiable};
 use common::{assert_close, assert_fd_gradient, Inputs};
 
 /// Plain helpers: no derivatives.
@@ -195,5 +195,59 @@ fn callers_passing_constants_through_the_hidden_sweeps() {
         assert_fd_gradient(|p| f(p[0]), &[x], &[g], "caller");
         let (_, t) = caller_jvp(x, -0.6);
         assert_close(t, -0.6 * by_hand, 1e-10, "caller_jvp");
+    }
+}
+
+/// A parameter struct whose field's value, computed on, is cast to an integer (a loop bound): until session
+/// 37 its generic copy (made for `order = K` callers, reading the fields in its float type) cast that float
+/// type with `as` (rustc's E0605), which broke the function's first order. Such a function now has no copy
+/// (`expand.rs` `casts_to_an_integer`).
+#[derive(Clone, Debug, Differentiable)]
+struct Bins {
+    w: Vec<f64>,
+    b: Vec<f64>,
+}
+
+#[differentiable]
+fn binned(p: &Bins, x: f64) -> f64 {
+    let n = (p.w[0].abs() * 3.0) as usize;
+    let mut s = 0.0;
+    for k in 0..n {
+        s += p.b[k % p.b.len()] * x;
+    }
+    s * p.w[1]
+}
+
+#[test]
+fn a_field_cast_to_an_integer_in_a_function_of_a_parameter_struct() {
+    let mut inputs = Inputs(37_004);
+    for _ in 0..16 {
+        let p = Bins {
+            w: vec![1.7 * inputs.next(), inputs.next()],
+            b: inputs.vec(3),
+        };
+        let x = inputs.next();
+        let n = (p.w[0].abs() * 3.0) as usize;
+        let sum_b: f64 = (0..n).map(|k| p.b[k % 3]).sum();
+        let (v, (g, gx)) = binned_grad(&p, x);
+        assert_close(v, sum_b * x * p.w[1], 1e-12, "binned");
+        assert_close(gx, sum_b * p.w[1], 1e-12, "d/dx");
+        // The bound is piecewise constant in w[0]: a zero derivative there, as in JAX.
+        assert_close(g.w[0], 0.0, 0.0, "d/dw0");
+        assert_close(g.w[1], sum_b * x, 1e-12, "d/dw1");
+        for (k, gb) in g.b.iter().enumerate() {
+            let count = (0..n).filter(|j| j % 3 == k).count() as f64;
+            assert_close(*gb, count * x * p.w[1], 1e-12, "d/db");
+        }
+        let f = |q: &[f64]| {
+            let pb = Bins {
+                w: vec![p.w[0], q[0]],
+                b: q[1..4].to_vec(),
+            };
+            binned(&pb, q[4])
+        };
+        let at = [p.w[1], p.b[0], p.b[1], p.b[2], x];
+        let grad = [g.w[1], g.b[0], g.b[1], g.b[2], gx];
+        assert_fd_gradient(f, &at, &grad, "binned");
     }
 }

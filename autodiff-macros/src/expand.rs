@@ -710,6 +710,13 @@ fn first_order_generic_copy(
         let why = "it passes a parameter struct (or a field) on whole to a call".to_string();
         return (companion::GenericCopy::Fallback { why }, TokenStream::new());
     }
+    // A computed value cast to an integer (`(p.w[0].abs() * 3.0) as usize`): the copy would read the
+    // field in its float type and cast that with `as`, which rustc refuses (E0605).
+    if parameter_struct && casts_to_an_integer(&item.block) {
+        let why = "it casts a value computed from a parameter struct's fields to an integer type (`as usize`)"
+            .to_string();
+        return (companion::GenericCopy::Fallback { why }, TokenStream::new());
+    }
     let wrt = match parameter_struct {
         true => match constant_struct_wrt(sig, float) {
             Ok(wrt) => Some(wrt),
@@ -735,6 +742,34 @@ fn first_order_generic_copy(
         companion::GenericCopy::Copy(naming::generic_copy(&item.sig.ident)),
         expand_fn(copy_args, copy, Errors::default()),
     )
+}
+
+/// Does `block` cast a computed value to an integer type (`(p.w[0].abs() * 3.0) as usize`, not a name or a
+/// field, `k as usize`, `p.n as i32`)? In a generic copy reading a parameter struct's fields in its float
+/// type (`__lift_fields`), the cast of a value computed from a field is emitted as an `as` cast of the
+/// copy's float type, which rustc refuses (E0605): such a function gets no copy (the fallback's one error
+/// at an `order = K` caller reaching it), so that its first order compiles (until session 37 it did not).
+fn casts_to_an_integer(block: &syn::Block) -> bool {
+    struct Casts(bool);
+    impl<'a> syn::visit::Visit<'a> for Casts {
+        fn visit_expr_cast(&mut self, c: &'a syn::ExprCast) {
+            let mut value = &*c.expr;
+            while let syn::Expr::Paren(p) = value {
+                value = &p.expr;
+            }
+            let computed = !matches!(
+                value,
+                syn::Expr::Path(_) | syn::Expr::Field(_) | syn::Expr::Lit(_)
+            );
+            self.0 |= computed
+                && matches!(&*c.ty, syn::Type::Path(p) if p.qself.is_none()
+                    && p.path.get_ident().is_some_and(|i| crate::shadow::INTEGERS.iter().any(|n| i == n)));
+            syn::visit::visit_expr_cast(self, c);
+        }
+    }
+    let mut casts = Casts(false);
+    syn::visit::Visit::visit_block(&mut casts, block);
+    casts.0
 }
 
 /// The generic copy `Self::__f_generic` of a method (or associated function) of an `impl` without float type
