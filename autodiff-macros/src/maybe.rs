@@ -604,6 +604,43 @@ mod tests {
         assert_eq!(reached, vec![Vec::<String>::new(), vec!["h@1".to_string()]]);
     }
 
+    /// Is a call left unplanned in `src` under `args` (`unplanned`), and the `__AUTODIFF_THROUGH` slots
+    /// that `constant_through` then declares?
+    fn constant(src: &str, args: &str) -> (bool, String) {
+        let (f, sig, all_sig, own, all) = lowered(src, args);
+        let through = constant_through(&sig, &all_sig).to_string();
+        let slots = through.split("& [").nth(1).unwrap_or_default();
+        (
+            unplanned(&f, &own, &all),
+            slots.trim_end_matches("] ;").trim().to_string(),
+        )
+    }
+
+    #[test]
+    fn calls_of_arrays_and_tuples_only_excluded_parameters_reach_are_unplanned() {
+        // A `Vec` result, a tuple argument, an output: no plan, and `t` declared not through.
+        for body in [
+            "let v = features(t); u[0] * v[0]",
+            "u[0] * product((0.5, t))",
+            "let (p, q) = pair(t); u[0] * p * q",
+            "let mut v = [0.0; 2]; fill(t, &mut v); u[0] * v[1]",
+        ] {
+            let src = format!("fn g(u: &[f64], t: f64) -> f64 {{ {body} }}");
+            assert!(analysed(&src, "wrt(u)").is_none(), "{body}");
+            assert_eq!(
+                constant(&src, "wrt(u)"),
+                (true, "true , false".to_string()),
+                "{body}"
+            );
+        }
+        // Reached by a differentiated parameter too: the call needs the callee's derivatives, as before.
+        let src = "fn g(u: &[f64], t: f64) -> f64 { let v = features(t * u[0]); v[0] }";
+        assert!(!constant(src, "wrt(u)").0);
+        // Without `wrt(..)`, nothing is left out.
+        let src = "fn g(u: &[f64], t: f64) -> f64 { let v = features(t); u[0] * v[0] }";
+        assert_eq!(constant(src, ""), (false, "true , true".to_string()));
+    }
+
     /// The callees that the generic copy of `src` (under `args`) calls through `copy_or_as_written!`.
     fn copied(src: &str, args: &str) -> Vec<String> {
         let (f, sig, _, own, all) = lowered(src, args);
