@@ -209,6 +209,30 @@ pub(crate) fn gradient_of(attr: TokenStream, item: TokenStream) -> TokenStream {
             return with_errors(&item, errors);
         }
     };
+    if let Some(repaired) = custom_shaped(&item, &gradient_ty) {
+        // `fn erf_grad(x: f64) -> (f64, impl Fn(f64) -> f64)`: `#[custom_gradient]`'s shape. Said once, and
+        // the registration is made in the shape it means, so that calls of the function get no error.
+        errors.spanned(
+            &gradient_ty,
+            format!(
+                "`#[gradient_of]` registers a vector-Jacobian product, not a value and a closure: take the \
+                 function's parameters and then the output's cotangent `dy`, and return the cotangents, \
+                 `fn {name}({params}) -> {ret}` (the `(value, |dy| ..)` shape is `#[custom_gradient]`'s, for a \
+                 function you define)",
+                name = item.sig.ident,
+                params = repaired
+                    .item
+                    .sig
+                    .inputs
+                    .iter()
+                    .map(shown)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                ret = shown(&repaired.gradient),
+            ),
+        );
+        return registered(&item, &repaired.item, &repaired.gradient, target, errors);
+    }
     if let Some(forgotten) = forgotten_cotangent(&item, &gradient_ty) {
         // `fn erf_vjp(x: f64) -> f64`: one cotangent per parameter, so `dy` is missing. Said once, and the
         // registration is made as if `dy` were there, so that calls of the function get no error of their own.
@@ -271,6 +295,33 @@ fn registered(
     }
     let registration = registration(item, &value_fn, &sig, &target, &value_ty);
     quote!(#written #registration)
+}
+
+/// A registration written in `#[custom_gradient]`'s shape, and what it means.
+struct CustomShaped {
+    /// `fn name(<the function's params>, dy: R) -> G`.
+    item: syn::ItemFn,
+    /// `G`, the closure's result.
+    gradient: Type,
+}
+
+/// `fn erf_grad(x: f64) -> (f64, impl Fn(f64) -> f64)` (`gradient` being the written return type): the
+/// registration meant, `fn erf_grad(x: f64, dy: f64) -> f64`.
+fn custom_shaped(item: &syn::ItemFn, gradient: &Type) -> Option<CustomShaped> {
+    let Type::Tuple(pair) = gradient else {
+        return None;
+    };
+    if pair.elems.len() != 2 || !matches!(pair.elems[1], Type::ImplTrait(_)) {
+        return None;
+    }
+    let (value, _, closure_result) = split_return(item, &mut Errors::default())?;
+    let mut meant = item.clone();
+    meant.sig.inputs.push(syn::parse_quote!(dy: #value));
+    meant.sig.output = ReturnType::Type(Default::default(), Box::new(closure_result.clone()));
+    Some(CustomShaped {
+        item: meant,
+        gradient: closure_result,
+    })
 }
 
 /// What a registration that forgot its `dy` parameter is missing.
@@ -1221,6 +1272,44 @@ mod tests {
             panic!("a return type");
         };
         forgotten_cotangent(&item, gradient)
+    }
+
+    fn shaped(item: syn::ItemFn) -> Option<(String, String)> {
+        let ReturnType::Type(_, gradient) = &item.sig.output else {
+            panic!("a return type");
+        };
+        custom_shaped(&item, gradient).map(|meant| {
+            let sig = &meant.item.sig;
+            (quote!(#sig).to_string(), shown(&meant.gradient))
+        })
+    }
+
+    #[test]
+    fn a_registration_in_custom_gradient_shape_is_read_as_meant() {
+        let (sig, gradient) = shaped(syn::parse_quote!(
+            fn g(x: f64, y: f64) -> (f64, impl Fn(f64) -> (f64, f64)) {
+                (x * y, move |dy| (dy * y, dy * x))
+            }
+        ))
+        .expect("custom shape");
+        assert_eq!(
+            sig,
+            quote!(fn g(x: f64, y: f64, dy: f64) -> (f64, f64)).to_string()
+        );
+        assert_eq!(gradient, "(f64, f64)");
+        // The registration's own shapes are not it.
+        assert!(shaped(syn::parse_quote!(
+            fn g(x: f64, y: f64, dy: f64) -> (f64, f64) {
+                (dy * y, dy * x)
+            }
+        ))
+        .is_none());
+        assert!(shaped(syn::parse_quote!(
+            fn g(x: f64, dy: f64) -> f64 {
+                dy
+            }
+        ))
+        .is_none());
     }
 
     #[test]
