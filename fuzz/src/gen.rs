@@ -686,7 +686,38 @@ impl Gen {
                 );
             }
         }
+        // A result scaled as a mean or a weighted loss is (`(..) / xs.len() as f64`, `0.5 * (..)`):
+        // the adjoint of a loop's result then reaches it scaled, which the reverse sweep of a loop fused
+        // into its forward sweep computes before the loop (`reverse/plan.rs`, `LoopPlan::seeds`).
+        if self.rng.chance(0.3) {
+            e = self.scaled(scope, e);
+        }
         e
+    }
+
+    /// `e` times, over or less a factor inactive in it, or negated.
+    fn scaled(&mut self, scope: &Scope, e: Expr) -> Expr {
+        let e = Box::new(e);
+        let param = scope
+            .arrays
+            .iter()
+            .find(|a| !a.local)
+            .map(|a| a.name.clone());
+        let int = scope.ints.first().map(|v| v.name.clone());
+        match self.rng.range(0, 5) {
+            0 => Expr::Bin(BinOp::Mul, e, Box::new(Expr::Lit(self.lit()))),
+            1 => Expr::Bin(BinOp::Div, e, Box::new(Expr::Lit(self.lit()))),
+            2 => Expr::Neg(e),
+            3 => Expr::Bin(BinOp::Sub, Box::new(Expr::Lit(self.lit())), e),
+            4 if param.is_some() => {
+                let len = Expr::Cast(IExpr::Len(param.unwrap_or_default()));
+                Expr::Bin(BinOp::Div, e, Box::new(len))
+            }
+            _ => match int {
+                Some(n) => Expr::Bin(BinOp::Mul, Box::new(Expr::Cast(IExpr::Var(n))), e),
+                None => Expr::Bin(BinOp::Mul, Box::new(Expr::Lit(self.lit())), e),
+            },
+        }
     }
 
     /// Up to `want` statements (nested ones counted against `budget` too).
