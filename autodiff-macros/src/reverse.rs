@@ -62,8 +62,6 @@ struct Reverse<'e, 'a> {
     plan: Plan,
     /// The array returned by the function, whose adjoint starts as `d_ret`.
     returned_array: Option<(Array, TokenStream)>,
-    /// The output cotangent `d_ret`, which seeds the adjoints of fused loops' outs (`LoopPlan::seeds`).
-    d_ret: TokenStream,
     /// For each loop being reversed, innermost last: its sliding windows (see `Window`).
     windows: Vec<Window>,
     /// While a loop's body is reversed: its integer counters that the reverse sweep recovers by undoing
@@ -215,7 +213,6 @@ fn vjp_body_with(
         push_counters: BTreeMap::new(),
         plan,
         returned_array: None,
-        d_ret: d_ret.to_token_stream(),
         windows: Vec::new(),
         counters: BTreeMap::new(),
         counters_used: BTreeSet::new(),

@@ -1,7 +1,7 @@
 //! The reverse of loops: iterations backwards (or fused into the forward sweep, or forwards, when they
 //! commute), carried adjoints and accumulators, and the sliding window of adjoints of `x[i + c]`.
 
-use super::plan::{loop_touches_active_arrays, CounterPlan, Factor, Known, Order, WindowPlan};
+use super::plan::{loop_touches_active_arrays, CounterPlan, Order, WindowPlan};
 use super::{Adjoints, Reverse};
 use crate::emit::{concat, Emitter, Tokens};
 use crate::ir::{Array, Block, Loop, Operand, Stmt, Var};
@@ -11,54 +11,6 @@ use quote::{quote, ToTokens};
 use std::collections::{BTreeMap, BTreeSet};
 
 impl Reverse<'_, '_> {
-    /// The adjoint of a fused loop's out: the output cotangent `d_ret` times, over or negated by the
-    /// `factors` (`plan::Factor`), each known before the loop, where it runs.
-    fn seeded(
-        &self,
-        d_ret: &TokenStream,
-        factors: &[Factor],
-        refs: &mut BTreeSet<Var>,
-    ) -> TokenStream {
-        let mut d = d_ret.clone();
-        for factor in factors {
-            let known = |known: &Known, refs: &mut BTreeSet<Var>| {
-                let value = self.e.operand(&known.value).into_token_stream();
-                if known.again.is_empty() {
-                    refs.extend(known.value.var());
-                    return value;
-                }
-                // Run again in a block of its own: the names it binds are bound again after the loop.
-                let defined: BTreeSet<Var> = known.again.iter().map(|(v, _)| *v).collect();
-                let mut stmts = Vec::new();
-                for (var, value) in &known.again {
-                    refs.extend(
-                        value
-                            .operands()
-                            .into_iter()
-                            .filter_map(Operand::var)
-                            .filter(|v| !defined.contains(v)),
-                    );
-                    let name = self.e.name(*var);
-                    let expr = self.e.primal_expr(value, proc_macro2::Span::call_site());
-                    stmts.push(quote!(let #name = #expr;));
-                }
-                quote!({ #(#stmts)* #value })
-            };
-            d = match factor {
-                Factor::Times(k) => {
-                    let k = known(k, refs);
-                    quote!((#d * #k))
-                }
-                Factor::Over(k) => {
-                    let k = known(k, refs);
-                    quote!((#d / #k))
-                }
-                Factor::Negated => quote!((-#d)),
-            };
-        }
-        d
-    }
-
     /// The reverse of a loop: its iterations backwards, each restoring the carried values it read from
     /// their tapes, recomputing the rest, and running the body's adjoint. The adjoints of the carried
     /// values, and of the outer values the body reads, are mutable accumulators across iterations.
@@ -70,19 +22,8 @@ impl Reverse<'_, '_> {
         refs: &mut BTreeSet<Var>,
     ) {
         let activity = self.e.activity;
-        let mut out_adjoints: Vec<Option<TokenStream>> =
+        let out_adjoints: Vec<Option<TokenStream>> =
             l.outs.iter().map(|o| adjoints.remove(o)).collect();
-        // A fused loop runs before the reverse sweep binds the adjoints of its outs: where one is the
-        // output cotangent scaled on the way to the result, it is computed from the cotangent there.
-        let seeds = self.plan.of_loop(l.trips).seeds.clone();
-        if !seeds.is_empty() {
-            let d_ret = self.d_ret.clone();
-            for (out, d) in l.outs.iter().zip(&mut out_adjoints) {
-                if let Some(factors) = seeds.get(out) {
-                    *d = Some(self.seeded(&d_ret, factors, refs));
-                }
-            }
-        }
         if out_adjoints.iter().all(Option::is_none) && !loop_touches_active_arrays(l, activity) {
             return;
         }

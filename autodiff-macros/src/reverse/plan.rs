@@ -137,32 +137,6 @@ pub(crate) struct LoopPlan {
     pub(crate) counters: BTreeMap<Var, CounterPlan>,
     /// The arrays whose adjoints the reversed loop adds through a mutable view (`views::adjoint_views`).
     pub(crate) adjoint_views: Vec<Array>,
-    /// Of a fused loop: the outs whose adjoint after the loop is the output cotangent scaled on the way
-    /// to the result (`loss / m as f64`), with the factors, to be computed before the loop runs, since
-    /// the reverse sweep binds it only later. An out passed on unchanged has none.
-    pub(crate) seeds: BTreeMap<Var, Vec<Factor>>,
-}
-
-/// One step from the output cotangent to the adjoint of a fused loop's out (`LoopPlan::seeds`).
-#[derive(Clone, Debug)]
-pub(crate) enum Factor {
-    /// `w = v * k` or `k * v`: the adjoint times `k`.
-    Times(Known),
-    /// `w = v / k`: the adjoint divided by `k`.
-    Over(Known),
-    /// `w = -v` or `k - v`: the adjoint negated.
-    Negated,
-}
-
-/// An inactive value known before a loop of the function body runs: a constant or a value defined
-/// before the loop (`again` empty), or one defined after it by statements that cannot fail, computed from
-/// values defined before it (`m as f64`, `x.len() as f64` of a parameter `x`, a literal in the float type
-/// of a generic copy), which run again before the loop.
-#[derive(Clone, Debug)]
-pub(crate) struct Known {
-    pub(crate) value: Operand,
-    /// The statements to run again, in order, the last defining `value`.
-    pub(crate) again: Vec<(Var, Value)>,
 }
 
 /// The order of a loop's reversed iterations.
@@ -288,8 +262,7 @@ impl<'f> Planner<'f> {
             match stmt {
                 Stmt::Loop(l) => {
                     // A statement of the function body, with the statements after it.
-                    let top_level =
-                        (!cx.region).then(|| (&block.stmts[..at], &block.stmts[at + 1..]));
+                    let top_level = (!cx.region).then(|| &block.stmts[at + 1..]);
                     let loop_plan = self.loop_(l, top_level);
                     self.plan.loops.insert(l.trips, loop_plan);
                     let mut inner = cx.clone();
@@ -473,9 +446,8 @@ impl<'f> Planner<'f> {
         }
     }
 
-    /// The plan of loop `l`; `top_level`: a statement of the function body, with the statements before
-    /// and after it.
-    fn loop_(&self, l: &Loop, top_level: Option<(&[Stmt], &[Stmt])>) -> LoopPlan {
+    /// The plan of loop `l`; `top_level`: a statement of the function body, with the statements after it.
+    fn loop_(&self, l: &Loop, top_level: Option<&[Stmt]>) -> LoopPlan {
         let direct =
             l.exit_flag.is_none() && l.range.as_ref().is_some_and(|(r, _)| r.step.is_none());
         let window = if direct && self.shortcuts.window {
@@ -484,8 +456,8 @@ impl<'f> Planner<'f> {
             WindowPlan::default()
         };
         let accumulates = self.accumulates(l);
-        let seeds = top_level.and_then(|(before, after)| self.fusable(l, before, after));
-        let order = if self.shortcuts.fuse && direct && accumulates && seeds.is_some() {
+        let fused = top_level.is_some_and(|after| self.fusable(l, after));
+        let order = if self.shortcuts.fuse && direct && accumulates && fused {
             Order::Fused
         } else if self.shortcuts.forward_order
             && direct
@@ -524,10 +496,6 @@ impl<'f> Planner<'f> {
             window,
             counters,
             adjoint_views,
-            seeds: match order {
-                Order::Fused => seeds.unwrap_or_default(),
-                _ => BTreeMap::new(),
-            },
         }
     }
 
@@ -570,181 +538,29 @@ impl<'f> Planner<'f> {
         }
     }
 
-    /// Is the adjoint of each out of the loop `l` of the function body known before the loop runs
-    /// (`before`: the statements of the body before it, `after`: those after it)? So it is where the out
-    /// reaches the result through sums (it is the output cotangent) or through products and quotients by
-    /// inactive values known before the loop (`loss / m as f64`: the cotangent scaled, `seed`), or where
-    /// nothing may send it one (none). The outs of the second kind, with their factors.
-    fn known_after(
-        &self,
-        l: &Loop,
-        before: &[Stmt],
-        after: &[Stmt],
-    ) -> Option<BTreeMap<Var, Vec<Factor>>> {
+    /// Is the adjoint of each out of the loop `l` of the function body known before the loop runs? So it
+    /// is where the out is passed on unchanged to the result (the output cotangent) or nothing may send
+    /// it one (none).
+    fn known_after(&self, l: &Loop) -> bool {
         let returned = self
             .f
             .returned()
             .var()
             .filter(|r| self.activity.is_active_var(*r));
-        let mut seeds = BTreeMap::new();
-        for out in &l.outs {
-            if !self.activity.is_active_var(*out) || !self.uses.contains_key(out) {
-                continue;
-            }
-            if returned.is_some_and(|r| self.passes_unchanged(*out, r, &self.f.body)) {
-                continue;
-            }
-            let factors = self.seed(*out, returned?, before, after)?;
-            seeds.insert(*out, factors);
-        }
-        Some(seeds)
-    }
-
-    /// The factors by which the adjoint of `to`, the result, reaches `from`, an out of a loop of the
-    /// function body, through statements after it that each read the value before them once (as
-    /// `passes_unchanged`) and pass its adjoint on as it is (sums), scaled by an inactive value known
-    /// before the loop (`v * k`, `k * v`, `v / k`), or negated (`-v`, `k - v`).
-    fn seed(&self, from: Var, to: Var, before: &[Stmt], after: &[Stmt]) -> Option<Vec<Factor>> {
-        let mut factors = Vec::new();
-        let mut at = from;
-        loop {
-            if self.uses.get(&at) != Some(&1) {
-                return None;
-            }
-            if at == to {
-                return Some(factors);
-            }
-            let (next, factor) = after.iter().find_map(|s| match s {
-                Stmt::Let { var, value } if self.activity.is_active_var(*var) => {
-                    if passes_on(value, at) {
-                        return Some((*var, None));
-                    }
-                    self.scales(value, at, before, after)
-                        .map(|factor| (*var, Some(factor)))
-                }
-                _ => None,
-            })?;
-            factors.extend(factor);
-            at = next;
-        }
-    }
-
-    /// How `value` scales the adjoint it passes on to `v`, where it is linear in `v` with an inactive
-    /// factor known before the loop (`known`).
-    fn scales(&self, value: &Value, v: Var, before: &[Stmt], after: &[Stmt]) -> Option<Factor> {
-        let is_v = |o: &Operand| o.var() == Some(v);
-        let known = |o: &Operand| self.known(o, before, after);
-        match value {
-            Value::Binary(syn::BinOp::Mul(_), a, b) if is_v(a) && !is_v(b) => {
-                known(b).map(Factor::Times)
-            }
-            Value::Binary(syn::BinOp::Mul(_), a, b) if is_v(b) && !is_v(a) => {
-                known(a).map(Factor::Times)
-            }
-            Value::Binary(syn::BinOp::Div(_), a, b) if is_v(a) && !is_v(b) => {
-                known(b).map(Factor::Over)
-            }
-            Value::Binary(syn::BinOp::Sub(_), a, b) if is_v(b) && !is_v(a) => Some(Factor::Negated),
-            Value::Unary(syn::UnOp::Neg(_), a) if is_v(a) => Some(Factor::Negated),
-            _ => None,
-        }
-    }
-
-    /// `o` as a value known before the loop between `before` and `after`: a constant, an inactive
-    /// parameter or value defined by a statement of `before`, or an inactive value that `after` defines
-    /// from such ones by statements that cannot fail (`recompute`).
-    fn known(&self, o: &Operand, before: &[Stmt], after: &[Stmt]) -> Option<Known> {
-        let mut again = Vec::new();
-        let known =
-            self.known_before(o, before) || self.recompute(o.var()?, before, after, &mut again, 4);
-        known.then(|| Known {
-            value: o.clone(),
-            again,
+        l.outs.iter().all(|out| {
+            !self.activity.is_active_var(*out)
+                || !self.uses.contains_key(out)
+                || returned.is_some_and(|r| self.passes_unchanged(*out, r, &self.f.body))
         })
-    }
-
-    /// Is `o` a constant, or an inactive parameter or value that a statement of `before` defines?
-    fn known_before(&self, o: &Operand, before: &[Stmt]) -> bool {
-        match o {
-            Operand::Const { .. } => true,
-            Operand::Var(v) if self.activity.is_active_var(*v) => false,
-            Operand::Var(v) => {
-                self.f.params.contains(v)
-                    || before.iter().any(|s| match s {
-                        Stmt::Let { var, .. } => var == v,
-                        Stmt::If { outs, .. } | Stmt::Match { outs, .. } => outs.contains(v),
-                        Stmt::Loop(l) => l.outs.contains(v),
-                        _ => false,
-                    })
-            }
-            Operand::Array(_) => false,
-        }
-    }
-
-    /// Pushes onto `lets` the statements of `after` that define the inactive `v` from values known before
-    /// the loop (`known_before`), at most `depth` deep, where each is a cast, the length of a parameter
-    /// whose length nothing changes, or a literal or cast in the float type of a generic copy
-    /// (`__private::lit`, `__private::cast`): none of them can fail or has an effect, so running them
-    /// again before the loop changes nothing.
-    fn recompute(
-        &self,
-        v: Var,
-        before: &[Stmt],
-        after: &[Stmt],
-        lets: &mut Vec<(Var, Value)>,
-        depth: usize,
-    ) -> bool {
-        if depth == 0 || self.activity.is_active_var(v) {
-            return false;
-        }
-        let Some(value) = after.iter().find_map(|s| match s {
-            Stmt::Let { var, value } if *var == v => Some(value),
-            _ => None,
-        }) else {
-            return false;
-        };
-        let operands: Vec<&Operand> = match value {
-            Value::Cast(of, _) => vec![of],
-            Value::Len(array) => {
-                let info = &self.f.arrays[array.0 as usize];
-                let resized = self.f.all_stmts().into_iter().any(|s| {
-                    matches!(s, Stmt::Push { array: a, .. } | Stmt::Truncate { array: a, .. } if a == array)
-                });
-                if info.param.is_none() || info.output || resized {
-                    return false;
-                }
-                Vec::new()
-            }
-            Value::Call { callee, args, .. } if is_conversion(callee) => args.iter().collect(),
-            _ => return false,
-        };
-        for o in operands {
-            if self.known_before(o, before) {
-                continue;
-            }
-            match o.var() {
-                Some(w) if self.recompute(w, before, after, lets, depth - 1) => {}
-                _ => return false,
-            }
-        }
-        if !lets.iter().any(|(w, _)| *w == v) {
-            lets.push((v, value.clone()));
-        }
-        true
     }
 
     /// Can the reverse of `l`, a loop of the function body that runs its range to the end and whose
     /// carried adjoints do not change from one iteration to the next, run inside its forward sweep? When
     /// each carried value's adjoint after it is known before it runs (`known_after`), and each active
     /// array it reads or writes is one whose adjoint an iteration's reverse leaves as the next needs it
-    /// (`fusable_array`; `before` and `after`: the statements of the function body before and after the
-    /// loop). Then the order of the iterations does not matter. The outs' seeds (`known_after`) if so.
-    fn fusable(
-        &self,
-        l: &Loop,
-        before: &[Stmt],
-        after: &[Stmt],
-    ) -> Option<BTreeMap<Var, Vec<Factor>>> {
+    /// (`fusable_array`; `after`: the statements of the function body after the loop). Then the order of
+    /// the iterations does not matter.
+    fn fusable(&self, l: &Loop, after: &[Stmt]) -> bool {
         let mut arrays: BTreeSet<Array> = BTreeSet::new();
         let mut ok = true;
         let mut stack: Vec<&Block> = vec![&l.body];
@@ -769,14 +585,11 @@ impl<'f> Planner<'f> {
                 stack.extend(stmt.blocks());
             }
         }
-        let arrays_fuse = arrays
-            .into_iter()
-            .filter(|a| self.activity.is_active_array(*a))
-            .all(|a| self.fusable_array(l, a, after));
-        if !(ok && arrays_fuse) {
-            return None;
-        }
-        self.known_after(l, before, after)
+        ok && self.known_after(l)
+            && arrays
+                .into_iter()
+                .filter(|a| self.activity.is_active_array(*a))
+                .all(|a| self.fusable_array(l, a, after))
     }
 
     /// Does the reverse of each iteration of `l`, run right after its forward sweep, leave the adjoint
@@ -1092,26 +905,6 @@ fn nested_loads(stmt: &Stmt, depth: usize, found: &mut Vec<(Var, Array, usize)>)
             }
         }
     }
-}
-
-/// Is `callee` `::autodiff::__private::lit` or `::autodiff::__private::cast`, the conversions of a
-/// literal or an integer to the float type of a generic copy (`shadow.rs`)?
-fn is_conversion(callee: &syn::ExprPath) -> bool {
-    let segments: Vec<String> = callee
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    callee.path.leading_colon.is_some()
-        && matches!(
-            segments
-                .iter()
-                .map(String::as_str)
-                .collect::<Vec<_>>()
-                .as_slice(),
-            ["autodiff", "__private", "lit" | "cast"]
-        )
 }
 
 /// Does `value` pass the adjoint it receives on to its operand `v` as it is (a partial of one)?

@@ -8,7 +8,7 @@
 //!     recompute __v0, __v1, __v2, t_1, k_2
 //! ```
 
-use super::{CallPlan, CounterPlan, Factor, Known, Order, Plan};
+use super::{CallPlan, CounterPlan, Order, Plan};
 use crate::emit::Emitter;
 use crate::ir::{Array, ArrayInit, Block, CallSite, Function, Loop, Operand, Stmt, Value, Var};
 use std::fmt;
@@ -172,21 +172,6 @@ impl Printed<'_> {
                 }
             });
         }
-        for (out, factors) in &p.seeds {
-            let mut seed = "d_ret".to_owned();
-            for factor in factors {
-                let known = |k: &Known| match k.again.is_empty() {
-                    true => self.operand(&k.value),
-                    false => format!("{} again", self.operand(&k.value)),
-                };
-                seed = match factor {
-                    Factor::Times(k) => format!("{seed} * {}", known(k)),
-                    Factor::Over(k) => format!("{seed} / {}", known(k)),
-                    Factor::Negated => format!("-({seed})"),
-                };
-            }
-            parts.push(format!("seed {} = {seed}", self.var(*out)));
-        }
         let name = self.loop_name(l.trips);
         writeln!(out, "{pad}loop {name}: {}", parts.join(", "))
     }
@@ -271,74 +256,6 @@ mod tests {
             &["loop __i: fused, window x[__i..=__i + 1]"],
             &["loop __i: backwards"],
         );
-    }
-
-    #[test]
-    fn a_loop_whose_result_is_scaled_is_fused_with_a_seed() {
-        // The mean: the cast of the length, after the loop, is computed again before it.
-        check(
-            "fn f(x: &[f64]) -> f64 {
-                let mut s = 0.0;
-                for i in 0..x.len() {
-                    s += x[i].sin();
-                }
-                s / x.len() as f64
-            }",
-            &["loop __i: fused, seed s = d_ret / __v4 again"],
-            &["loop __i: backwards"],
-        );
-        // Factors known before the loop, and a negation: applied from the loop's result on (they
-        // commute).
-        check(
-            "fn f(x: &[f64], k: usize) -> f64 {
-                let c = k as f64;
-                let mut s = 0.0;
-                for i in 0..x.len() {
-                    s += x[i].sin();
-                }
-                -(2.0 * s) / c
-            }",
-            &["loop __i: fused, seed s = -(d_ret * 2.0) / c"],
-            &["loop __i: backwards"],
-        );
-    }
-
-    #[test]
-    fn a_loop_whose_result_is_scaled_by_what_it_computes_is_not_fused() {
-        // The loop's own count.
-        check(
-            "fn f(x: &[f64]) -> f64 {
-                let mut s = 0.0;
-                let mut n = 0;
-                for i in 0..x.len() {
-                    s += x[i].sin();
-                    n += 1;
-                }
-                s / n as f64
-            }",
-            &[
-                "loop __i: forwards unless it pops, counter n += 1",
-                "  recompute __v1, s_1, n_1",
-            ],
-            &["loop __i: backwards"],
-        );
-        // The result read twice, and an active factor.
-        for result in ["s * s / x.len() as f64", "s / x[0]"] {
-            let src = format!(
-                "fn f(x: &[f64]) -> f64 {{
-                    let mut s = 0.0;
-                    for i in 0..x.len() {{
-                        s += x[i].sin();
-                    }}
-                    {result}
-                }}"
-            );
-            check(
-                &src,
-                &["loop __i: forwards unless it pops", "  recompute __v1, s_1"],
-                &["loop __i: backwards"],
-            );
-        }
     }
 
     #[test]
