@@ -752,10 +752,14 @@ pub fn copy_of<C: crate::private::GenericCopy>(_found: C) -> C::Copy {
 /// through [`constant`](crate::private::constant) to the copy. An argument `[f64]` is a reference to an
 /// array of floats (`&w`): as it is to the copy, to the function as written a reference to its values
 /// ([`plain_array`](crate::private::plain_array), which panics on a tangent as `plain` does), in the
-/// array's shape (a `Vec` or `[f64; N]`).
+/// array's shape (a `Vec` or `[f64; N]`). An argument `(_, _)` is a tuple of floats by value
+/// (`product((0.5, c))`): as it is to the copy, its values ([`plain_tuple`](crate::private::plain_tuple),
+/// in the callee's float types) to the function as written. The result may be a float, a `Vec`, an array
+/// or a tuple of them (`features(c)`), which [`Lift`](crate::private::Lift) lifts as a whole.
 ///
 /// ```text
 /// (copy_or_as_written!(bump, __S, (__a0: f64, __a1: f64)))(lit::<__S>(0.5), t)
+/// (copy_or_as_written!(product, __S, (__a0: (_, _))))((lit::<__S>(0.5), c))
 /// (copy_or_as_written!(shapes::bump, __S, (__a0: f64, __a1: _, __a2: const), __autodiff_gradient_of__shapes__bump))(x, n, HALF)
 /// (copy_or_as_written!(plain_sum, __S, (__a0: [f64])))(&w)
 /// ```
@@ -818,6 +822,7 @@ macro_rules! copy_or_as_written {
         }
     }};
     (@type $scalar:ty, [$ty:ty]) => { _ };
+    (@type $scalar:ty, ($($part:tt)*)) => { _ };
     (@type $scalar:ty, _) => { _ };
     (@type $scalar:ty, const) => { _ };
     (@type $scalar:ty, $ty:ty) => { $scalar };
@@ -827,6 +832,9 @@ macro_rules! copy_or_as_written {
     // rustc infer the array's shape from the parameter's type, `[f64]`, before it knows the argument's.)
     (@plain $a:ident, [$ty:ty], $path:path) => {
         $crate::private::plain_array::<$ty, _>($a, ::core::stringify!($path))
+    };
+    (@plain $a:ident, ($($part:tt)*), $path:path) => {
+        $crate::private::plain_tuple($a, ::core::stringify!($path))
     };
     (@plain $a:ident, _, $path:path) => { $a };
     (@plain $a:ident, const, $path:path) => { $a };

@@ -408,7 +408,7 @@ fn try_expand(
                     f,
                     own,
                     activity,
-                    plain_calls(f, own, sig),
+                    plain_calls_of_values(f, own, sig),
                     &plain,
                 ));
             }
@@ -1157,6 +1157,27 @@ pub(crate) fn plain_calls(
     activity: &Activity,
     sig: &Signature,
 ) -> Vec<crate::shadow::PlainCall> {
+    plain_calls_with(f, activity, sig, false)
+}
+
+/// [`plain_calls`] with, where `array_results`, the calls whose value is an array or a `Vec` of floats
+/// (`let v = features(c)`) among them: the candidates of `maybe::copy_calls`, which the generic copy
+/// calls through `copy_or_as_written!` (its `Lift` lifts such a value as a whole). Elsewhere such a call
+/// goes to the callee's copy.
+pub(crate) fn plain_calls_of_values(
+    f: &Function,
+    activity: &Activity,
+    sig: &Signature,
+) -> Vec<crate::shadow::PlainCall> {
+    plain_calls_with(f, activity, sig, true)
+}
+
+fn plain_calls_with(
+    f: &Function,
+    activity: &Activity,
+    sig: &Signature,
+    array_results: bool,
+) -> Vec<crate::shadow::PlainCall> {
     use crate::ir::{ArrayInit, Kind, Operand, Stmt, Value};
     let float = |k: &Kind| matches!(k, Kind::Float(_));
     let mut plain: Vec<crate::shadow::PlainCall> = Vec::new();
@@ -1216,6 +1237,15 @@ pub(crate) fn plain_calls(
                 constant_result = true;
                 (callee, args, Some(by_ref))
             }
+            Stmt::NewArray {
+                init:
+                    ArrayInit::Call {
+                        callee,
+                        args,
+                        by_ref,
+                    },
+                ..
+            } if array_results => (callee, args, Some(by_ref)),
             Stmt::NewArray {
                 init: ArrayInit::Call { callee, args, .. },
                 ..
@@ -1498,7 +1528,13 @@ fn first_order_copy_calls(
     let all = activity::analyze(f, &all_active(sig), float_params, &mut Errors::default());
     let all_plain = plain_calls(f, &all, sig);
     let maybe = match maybe {
-        true => maybe::copy_calls(f, activity, &all, plain_calls(f, activity, sig), &all_plain),
+        true => maybe::copy_calls(
+            f,
+            activity,
+            &all,
+            plain_calls_of_values(f, activity, sig),
+            &all_plain,
+        ),
         false => Vec::new(),
     };
     let mut plain: Vec<crate::shadow::PlainCall> = all_plain
@@ -2358,6 +2394,18 @@ impl<'a> Generated<'a> {
             // In a generic copy, its calls through `copy_or_as_written!` that only parameters outside
             // `wrt(..)` reach (`maybe::CopyCall`).
             let copy_maybe = maybe::copy_plan(self.f, self.activity, &activity);
+            // In a generic copy, such a call whose value is an array, a `Vec` or a tuple: the copy's
+            // hidden sweeps keep the parameters outside `wrt(..)` constant, as the first order's do
+            // (`constant` below, which its companion declares).
+            let constant_copy = maybe.is_none()
+                && !own_sweeps
+                && flat_all.is_none()
+                && self.sig.outputs().next().is_none()
+                && maybe::copy_unplanned(self.f, self.activity, &activity);
+            let copy_maybe = match constant_copy {
+                true => std::collections::BTreeSet::new(),
+                false => copy_maybe,
+            };
             // Where such a call cannot be chosen at compile time (an array or tuple value, a tuple
             // argument, an output parameter: `let v = features(c)` with `c` outside `wrt(..)`), the hidden
             // sweeps keep the parameters outside `wrt(..)` constant, as the function's own sweeps do, and
@@ -2378,6 +2426,10 @@ impl<'a> Generated<'a> {
                 None if constant => (
                     activity::analyze(self.f, self.sig, &float_params, &mut Errors::default()),
                     Some(maybe::constant_through(self.sig, &all)),
+                ),
+                None if constant_copy => (
+                    activity::analyze(self.f, self.sig, &float_params, &mut Errors::default()),
+                    None,
                 ),
                 None => (activity.with_maybe_calls(copy_maybe.clone()), None),
             };

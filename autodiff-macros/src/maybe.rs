@@ -232,6 +232,16 @@ pub(crate) enum CopyArg {
     /// copy, a reference to its values (`__private::plain_array`) for the callee as written. Written
     /// `[f64]`.
     Array(Box<syn::Type>),
+    /// A tuple of this many floats passed by value (`product((0.5, c))`): as it is in the copy, its
+    /// values in the callee's float types (`__private::plain_tuple`) for the callee as written. Written
+    /// `(_, _)`.
+    Tuple(usize),
+}
+
+/// `(_, _)`: the mode of a [`CopyArg::Tuple`] of `n` floats.
+fn infer_tuple(n: usize) -> TokenStream {
+    let parts = (0..n).map(|_| quote!(_));
+    quote!((#(#parts),*))
 }
 
 /// The name of the last segment of the callee form of a [`CopyCall`].
@@ -260,6 +270,7 @@ impl CopyCall {
             CopyArg::Other => quote!(_),
             CopyArg::Constant => quote!(const),
             CopyArg::Array(ty) => quote!([#ty]),
+            CopyArg::Tuple(n) => infer_tuple(*n),
         });
         let registered = self.registered();
         quote!(
@@ -278,6 +289,7 @@ impl CopyCall {
             CopyArg::Other => quote!(_),
             CopyArg::Constant => quote!(()),
             CopyArg::Array(ty) => quote!([#ty]),
+            CopyArg::Tuple(n) => infer_tuple(*n),
         });
         syn::parse_quote!(<#path as ::autodiff::__private::GenericCopy>::Copy::#name::<#scalar, #(#modes),*>)
     }
@@ -304,6 +316,7 @@ impl CopyCall {
                 Some(match t? {
                     syn::Type::Infer(_) => CopyArg::Other,
                     syn::Type::Tuple(t) if t.elems.is_empty() => CopyArg::Constant,
+                    syn::Type::Tuple(t) => CopyArg::Tuple(t.elems.len()),
                     syn::Type::Slice(t) => CopyArg::Array(t.elem),
                     t => CopyArg::Float(Box::new(t)),
                 })
@@ -350,6 +363,7 @@ impl CopyCall {
                         Ok(match input.parse::<syn::Type>()? {
                             syn::Type::Infer(_) => CopyArg::Other,
                             syn::Type::Slice(t) => CopyArg::Array(t.elem),
+                            syn::Type::Tuple(t) => CopyArg::Tuple(t.elems.len()),
                             t => CopyArg::Float(Box::new(t)),
                         })
                     },
@@ -443,24 +457,67 @@ pub(crate) fn copy_calls(
             let info = &f.arrays[array.0 as usize];
             info.matrix.is_none() && !info.output && matches!(own.elem_kind(*array), Kind::Float(_))
         }
-        _ => matches!(own.kind(a), Kind::Float(_) | Kind::Int | Kind::Bool),
+        // A tuple of floats (`product((0.5, c))`), which `plain_calls` passes by value only.
+        _ => match own.kind(a) {
+            Kind::Float(_) | Kind::Int | Kind::Bool => true,
+            Kind::Tuple(parts) => parts.iter().all(|k| matches!(k, Kind::Float(_))),
+            _ => false,
+        },
     };
     let eligible = |name: &str| {
         calls(f).into_iter().all(|(stmt, callee, args)| {
             if callee.path.to_token_stream().to_string() != name {
                 return true;
             }
-            let one_scalar = matches!(stmt, Stmt::Let { var, .. }
-                if f.vars[var.0 as usize].called_variable.is_none()
-                    && f.vars[var.0 as usize].tuple_arity.is_none()
-                    && float(var));
-            one_scalar
+            // One float (`let y = bump(..)`), or an array, a `Vec` (`let v = features(c)`) or a tuple
+            // (`let (p, q) = pair(c)`) of floats, which `Lift` lifts as a whole.
+            let lifted = match stmt {
+                Stmt::Let { var, .. } => {
+                    let info = &f.vars[var.0 as usize];
+                    info.called_variable.is_none()
+                        && match info.tuple_arity {
+                            None => float(var),
+                            Some(_) => matches!(all.var_kind(*var), Kind::Tuple(parts)
+                                if parts.iter().all(|k| matches!(k, Kind::Float(_)))),
+                        }
+                }
+                Stmt::NewArray { array, .. } => {
+                    let info = &f.arrays[array.0 as usize];
+                    // (Of elements the syntax does not tell, `features(c)`'s: `Lift` takes floats,
+                    // integers and what is made of them, rustc's error on anything else.)
+                    info.matrix.is_none()
+                        && !info.output
+                        && matches!(all.elem_kind(*array), Kind::Float(_) | Kind::Unknown)
+                }
+                _ => false,
+            };
+            // A tuple by value only (`plain_tuple` takes it apart; `&t` would reach the callee as
+            // written in the copy's float type).
+            let by_ref: &[bool] = match stmt {
+                Stmt::Let {
+                    value: Value::Call { by_ref, .. },
+                    ..
+                }
+                | Stmt::NewArray {
+                    init: ArrayInit::Call { by_ref, .. },
+                    ..
+                } => by_ref,
+                _ => &[],
+            };
+            let tuple_by_ref =
+                (args.iter().zip(by_ref)).any(|(a, r)| *r && matches!(own.kind(a), Kind::Tuple(_)));
+            // The copy's hidden sweeps choose the derivatives of a call of one float of floats at compile
+            // time (`copy_plan`), and keep the parameters outside `wrt(..)` constant at another
+            // (`copy_unplanned`).
+            lifted
+                && !tuple_by_ref
                 && callee.qself.is_none()
                 && plain_turbofish(&callee.path)
                 && crate::companion::companion_path(callee).is_some()
                 && args.iter().all(known)
                 && !args.iter().any(|a| own.is_active(a))
                 && (!args.iter().any(|a| all.is_active(a))
+                    || !planned_in_copy(f, stmt, args, all)
                     || crate::reverse::adds_into_callers(f, all, args))
         })
     };
@@ -509,6 +566,7 @@ pub(crate) fn copy_plan(f: &Function, own: &Activity, all: &Activity) -> BTreeSe
     for (stmt, callee, args) in calls(f) {
         if let Stmt::Let { var, .. } = stmt {
             if CopyCall::of_callee(callee).is_some()
+                && planned_in_copy(f, stmt, args, all)
                 && args.iter().any(|a| all.is_active(a))
                 && !args.iter().any(|a| own.is_active(a))
             {
@@ -517,6 +575,32 @@ pub(crate) fn copy_plan(f: &Function, own: &Activity, all: &Activity) -> BTreeSe
         }
     }
     maybe
+}
+
+/// Whether a call of a generic copy through `copy_or_as_written!` is one whose derivatives its hidden
+/// sweeps choose at compile time ([`copy_plan`]): its value one float (`let y = bump(..)`), none of its
+/// arguments a tuple. Another (`let v = features(c)`, `product((0.5, c))`) makes them keep the parameters
+/// outside `wrt(..)` constant ([`copy_unplanned`]).
+fn planned_in_copy(f: &Function, stmt: &Stmt, args: &[Operand], all: &Activity) -> bool {
+    let scalar =
+        matches!(stmt, Stmt::Let { var, .. } if f.vars[var.0 as usize].tuple_arity.is_none());
+    scalar && !args.iter().any(|a| matches!(all.kind(a), Kind::Tuple(_)))
+}
+
+/// Whether the generic copy `f` (`own` the activity of its `wrt(..)`, `all` that of every float parameter)
+/// calls through `copy_or_as_written!` ([`CopyCall`]), reached only by parameters outside `wrt(..)`, a
+/// callee whose value is an array, a `Vec` or a tuple (`let v = features(c)`), or that takes a tuple
+/// (`product((0.5, c))`): the first order's hidden
+/// sweeps keep those parameters constant there ([`unplanned`], [`constant_through`]), and so do the copy's,
+/// which then call it as its primal does, whether or not the callee has derivatives. (Callers
+/// differentiating such a parameter are `require_through!`'s error at their first order.)
+pub(crate) fn copy_unplanned(f: &Function, own: &Activity, all: &Activity) -> bool {
+    calls(f).iter().any(|(stmt, callee, args)| {
+        !planned_in_copy(f, stmt, args, all)
+            && CopyCall::of_callee(callee).is_some()
+            && args.iter().any(|a| all.is_active(a))
+            && !args.iter().any(|a| own.is_active(a))
+    })
 }
 
 #[cfg(test)]
@@ -644,7 +728,7 @@ mod tests {
     /// The callees that the generic copy of `src` (under `args`) calls through `copy_or_as_written!`.
     fn copied(src: &str, args: &str) -> Vec<String> {
         let (f, sig, _, own, all) = lowered(src, args);
-        let plain = crate::expand::plain_calls(&f, &own, &sig);
+        let plain = crate::expand::plain_calls_of_values(&f, &own, &sig);
         let all_plain = crate::expand::plain_calls(&f, &all, &sig);
         copy_calls(&f, &own, &all, plain, &all_plain)
             .into_iter()
@@ -672,6 +756,25 @@ mod tests {
         let src = "fn g(u: &[f64], t: f64) -> f64 { u[0] * gbump::<f64, 3>(0.5, t) }";
         assert!(copied(src, "wrt(u)").is_empty());
         let src = "fn g(u: &[f64], t: f64) -> f64 { u[0] * m::<f64>::gbump(0.5, t) }";
+        assert!(copied(src, "wrt(u)").is_empty());
+    }
+
+    #[test]
+    fn the_copy_calls_a_helper_of_arrays_and_tuples_of_excluded_parameters_so_too() {
+        // Its value a `Vec`, an array or a tuple of floats: `Lift` lifts it as a whole.
+        for (body, callee) in [
+            ("let v = features(t); u[0] * v[0]", "features"),
+            ("let v = features_array(t); u[0] * v[1]", "features_array"),
+            ("let (p, q) = pair(t); u[0] * p * q", "pair"),
+            // A tuple of floats by value.
+            ("u[0] * u[0] * product((0.5, t))", "product"),
+        ] {
+            let src = format!("fn g(u: &[f64], t: f64) -> f64 {{ {body} }}");
+            assert_eq!(copied(&src, "wrt(u)"), [callee], "{body}");
+            assert!(copied(&src, "").is_empty(), "{body}");
+        }
+        // Reached by a differentiated parameter too: the callee's copy, as before.
+        let src = "fn g(u: &[f64], t: f64) -> f64 { let v = features(t * u[0]); v[0] }";
         assert!(copied(src, "wrt(u)").is_empty());
     }
 
@@ -714,8 +817,7 @@ mod tests {
             "fn g(u: &[f64], t: f64) -> f64 { if bump(0.5, t) > 0.0 { u[0] } else { u[1] } }",
             // A result of a type of the user's (its field read).
             "fn g(u: &[f64], t: f64) -> f64 { let p = point(t); u[0] * p.x }",
-            // A tuple.
-            "fn g(u: &[f64], t: f64) -> f64 { let (a, b) = pair(t); u[0] * a * b }",
+            // (A tuple of floats is: `the_copy_calls_a_helper_of_arrays_and_tuples_..`.)
             // An argument of a type the syntax does not tell (a field).
             "fn g(u: &[f64], t: f64, p: Point) -> f64 { u[0] * bump(p.x, t) }",
             // An associated function, a nested `fn`.

@@ -2603,11 +2603,15 @@ impl VisitMut for Rewrite<'_> {
                             continue;
                         }
                         self.visit_expr_mut(arg);
-                        args.push(match is_float {
-                            true => crate::maybe::CopyArg::Float(Box::new(
+                        args.push(match (is_float, ty) {
+                            // A tuple of floats by value (`plain_calls` marks it `(_, _)`).
+                            (true, Some(Type::Tuple(t))) => {
+                                crate::maybe::CopyArg::Tuple(t.elems.len())
+                            }
+                            (true, _) => crate::maybe::CopyArg::Float(Box::new(
                                 ty.clone().unwrap_or_else(|| float.clone()),
                             )),
-                            false => crate::maybe::CopyArg::Other,
+                            (false, _) => crate::maybe::CopyArg::Other,
                         });
                     }
                     let scalar = self.scalar;

@@ -1,0 +1,236 @@
+//! `order = K` of a function whose float parameter outside `wrt(..)` goes to a plain helper (no
+//! derivatives) whose value is a `Vec`, an array or a tuple, or that takes a tuple: `#[differentiable(wrt(w),
+//! order = 2)] fn loss(w: &[f64], data: &[f64])` with `let m = moments(data);`. Until session 38 its
+//! generic copy called the helper through its copy (`<features as GenericCopy>::Copy::call(c)`), which a
+//! plain function has not: rustc's E0573 "expected type, found function". The copy now calls such a helper
+//! through `copy_or_as_written!` (the helper's copy where it has derivatives, else the helper as written
+//! on the constant values of its arguments, the value lifted as a whole), and the copy's hidden sweeps keep
+//! the parameters outside `wrt(..)` constant there, as the first order's do (`maybe::copy_unplanned`).
+//!
+//! Checked against analytic derivatives, central differences of the value (gradients) and of `_grad`
+//! (Hessians), at seeded points; also through an `order = 2` caller passing constants for `c`.
+
+mod common;
+
+use autodiff::differentiable;
+use common::{assert_close, assert_fd_gradient, hessian_column, Inputs};
+
+/// Plain helpers: no derivatives.
+fn features(c: f64) -> Vec<f64> {
+    vec![c, c * c]
+}
+
+fn features_array(c: f64) -> [f64; 2] {
+    [c, c * c]
+}
+
+fn pair(c: f64) -> (f64, f64) {
+    (c, c * c)
+}
+
+fn product(t: (f64, f64)) -> f64 {
+    t.0 * t.1
+}
+
+fn moments(data: &[f64]) -> Vec<f64> {
+    let n = data.len() as f64;
+    let mean = data.iter().sum::<f64>() / n;
+    vec![mean, data.iter().map(|d| d * d).sum::<f64>() / n]
+}
+
+#[differentiable(wrt(a), order = 2)]
+fn vec_2(a: f64, c: f64) -> f64 {
+    let v = features(c);
+    a.sin() * v[0] + a * a * a * v[1]
+}
+
+#[differentiable(wrt(a), order = 2)]
+fn array_2(a: f64, c: f64) -> f64 {
+    let v = features_array(c);
+    a.exp() * v[0] + a * a * v[1]
+}
+
+#[differentiable(wrt(a), order = 2)]
+fn pair_2(a: f64, c: f64) -> f64 {
+    let (p, q) = pair(c);
+    a.cos() * p + a * a * a * q
+}
+
+#[differentiable(wrt(a), order = 2)]
+fn tuple_argument_2(a: f64, c: f64) -> f64 {
+    a * a * a * product((0.5, c))
+}
+
+/// Two differentiated parameters beside the excluded one: a 2×2 Hessian.
+#[differentiable(wrt(a, b), order = 2)]
+fn two_2(a: f64, b: f64, c: f64) -> f64 {
+    let v = features(c);
+    a * b * v[0] + b * b * b * v[1]
+}
+
+/// The loss shape: weights differentiated, data through a plain feature function.
+#[differentiable(wrt(w), order = 2)]
+fn loss_2(w: &[f64], data: &[f64]) -> f64 {
+    let m = moments(data);
+    let r = w[0] * m[0] + w[1] * m[1] - 1.0;
+    r * r
+}
+
+/// Second order through the copies' hidden sweeps, with `c` a constant of the caller.
+#[differentiable(order = 2)]
+fn caller_2(x: f64) -> f64 {
+    vec_2(x * x, 2.0) + array_2(x, 0.5) + pair_2(x.sin(), -1.5) + tuple_argument_2(x, 3.0)
+}
+
+/// `x ↦ f(x)`'s second derivative by differences of its first, `d`.
+fn second_by_differences(d: impl Fn(f64) -> f64, x: f64) -> f64 {
+    hessian_column(|p| vec![d(p[0])], &[x], 0)[0]
+}
+
+#[test]
+fn plain_helpers_of_arrays_and_tuples_at_order_2() {
+    let mut inputs = Inputs(38_001);
+    for _ in 0..16 {
+        let (a, c) = (2.0 * inputs.next(), 2.0 * inputs.next());
+
+        let f = |a: f64| a.sin() * c + a * a * a * c * c;
+        let (v, g, h) = vec_2_hessian(a, c);
+        assert_close(v, f(a), 1e-12, "vec_2");
+        assert_close(vec_2(a, c), v, 1e-12, "vec_2 as written");
+        assert_close(g, a.cos() * c + 3.0 * a * a * c * c, 1e-12, "vec_2'");
+        assert_fd_gradient(|p| f(p[0]), &[a], &[g], "vec_2");
+        assert_close(h[0][0], -a.sin() * c + 6.0 * a * c * c, 1e-10, "vec_2''");
+        let fd = second_by_differences(|a| vec_2_grad(a, c).1, a);
+        assert_close(h[0][0], fd, 1e-6, "vec_2'' by differences");
+        assert_close(
+            vec_2_derivatives(a, c)[2],
+            h[0][0],
+            1e-12,
+            "vec_2 derivatives",
+        );
+
+        let f = |a: f64| a.exp() * c + a * a * c * c;
+        let (v, g, h) = array_2_hessian(a, c);
+        assert_close(v, f(a), 1e-12, "array_2");
+        assert_close(g, a.exp() * c + 2.0 * a * c * c, 1e-12, "array_2'");
+        assert_fd_gradient(|p| f(p[0]), &[a], &[g], "array_2");
+        assert_close(h[0][0], a.exp() * c + 2.0 * c * c, 1e-10, "array_2''");
+        let fd = second_by_differences(|a| array_2_grad(a, c).1, a);
+        assert_close(h[0][0], fd, 1e-6, "array_2'' by differences");
+
+        let f = |a: f64| a.cos() * c + a * a * a * c * c;
+        let (v, g, h) = pair_2_hessian(a, c);
+        assert_close(v, f(a), 1e-12, "pair_2");
+        assert_close(g, -a.sin() * c + 3.0 * a * a * c * c, 1e-12, "pair_2'");
+        assert_fd_gradient(|p| f(p[0]), &[a], &[g], "pair_2");
+        assert_close(h[0][0], -a.cos() * c + 6.0 * a * c * c, 1e-10, "pair_2''");
+        let fd = second_by_differences(|a| pair_2_grad(a, c).1, a);
+        assert_close(h[0][0], fd, 1e-6, "pair_2'' by differences");
+
+        let f = |a: f64| 0.5 * c * a * a * a;
+        let (v, g, h) = tuple_argument_2_hessian(a, c);
+        assert_close(v, f(a), 1e-12, "tuple_argument_2");
+        assert_close(g, 1.5 * c * a * a, 1e-12, "tuple_argument_2'");
+        assert_fd_gradient(|p| f(p[0]), &[a], &[g], "tuple_argument_2");
+        assert_close(h[0][0], 3.0 * c * a, 1e-10, "tuple_argument_2''");
+        let fd = second_by_differences(|a| tuple_argument_2_grad(a, c).1, a);
+        assert_close(h[0][0], fd, 1e-6, "tuple_argument_2'' by differences");
+    }
+}
+
+#[test]
+fn two_differentiated_parameters_beside_an_excluded_one() {
+    let mut inputs = Inputs(38_002);
+    for _ in 0..16 {
+        let (a, b, c) = (inputs.next(), inputs.next(), 2.0 * inputs.next());
+        let f = |p: &[f64]| p[0] * p[1] * c + p[1].powi(3) * c * c;
+        let (v, (ga, gb), h) = two_2_hessian(a, b, c);
+        assert_close(v, f(&[a, b]), 1e-12, "two_2");
+        assert_close(two_2(a, b, c), v, 1e-12, "two_2 as written");
+        assert_close(ga, b * c, 1e-12, "d/da");
+        assert_close(gb, a * c + 3.0 * b * b * c * c, 1e-12, "d/db");
+        assert_fd_gradient(f, &[a, b], &[ga, gb], "two_2");
+        let by_hand = [[0.0, c], [c, 6.0 * b * c * c]];
+        let grad = |p: &[f64]| {
+            let (_, (ga, gb)) = two_2_grad(p[0], p[1], c);
+            vec![ga, gb]
+        };
+        for i in 0..2 {
+            let column = hessian_column(grad, &[a, b], i);
+            for k in 0..2 {
+                assert_close(h[k][i], by_hand[k][i], 1e-10, "two_2 Hessian");
+                assert_close(h[k][i], column[k], 1e-6, "two_2 Hessian by differences");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_loss_over_data_made_by_a_plain_feature_function_at_order_2() {
+    let mut inputs = Inputs(38_003);
+    for _ in 0..16 {
+        let w = [inputs.next(), inputs.next()];
+        let data = inputs.vec(5);
+        let n = data.len() as f64;
+        let m = [
+            data.iter().sum::<f64>() / n,
+            data.iter().map(|d| d * d).sum::<f64>() / n,
+        ];
+        let f = |w: &[f64]| (w[0] * m[0] + w[1] * m[1] - 1.0).powi(2);
+        let (v, g, h) = loss_2_hessian(&w, &data);
+        assert_close(v, f(&w), 1e-12, "loss_2");
+        let r = w[0] * m[0] + w[1] * m[1] - 1.0;
+        assert_close(g[0], 2.0 * r * m[0], 1e-12, "dloss/dw0");
+        assert_close(g[1], 2.0 * r * m[1], 1e-12, "dloss/dw1");
+        assert_fd_gradient(f, &w, &g, "loss_2");
+        let grad = |p: &[f64]| loss_2_grad(p, &data).1;
+        for i in 0..2 {
+            let column = hessian_column(grad, &w, i);
+            for k in 0..2 {
+                assert_close(h[k][i], 2.0 * m[k] * m[i], 1e-10, "loss_2 Hessian");
+                assert_close(h[k][i], column[k], 1e-6, "loss_2 Hessian by differences");
+            }
+        }
+    }
+}
+
+#[test]
+fn an_order_2_caller_passing_constants_through_the_copies() {
+    // vec_2(x², 2) + array_2(x, 0.5) + pair_2(sin x, -1.5) + tuple_argument_2(x, 3).
+    let f = |x: f64| {
+        let y = x * x;
+        let s = x.sin();
+        (y.sin() * 2.0 + y.powi(3) * 4.0)
+            + (x.exp() * 0.5 + x * x * 0.25)
+            + (s.cos() * -1.5 + s.powi(3) * 2.25)
+            + 1.5 * x.powi(3)
+    };
+    let d1 = |x: f64| {
+        let (y, s, k) = (x * x, x.sin(), x.cos());
+        2.0 * x * (2.0 * y.cos() + 12.0 * y * y)
+            + (0.5 * x.exp() + 0.5 * x)
+            + k * (1.5 * s.sin() + 6.75 * s * s)
+            + 4.5 * x * x
+    };
+    let d2 = |x: f64| {
+        let (y, s, k) = (x * x, x.sin(), x.cos());
+        2.0 * (2.0 * y.cos() + 12.0 * y * y)
+            + 4.0 * y * (-2.0 * y.sin() + 24.0 * y)
+            + (0.5 * x.exp() + 0.5)
+            - s * (1.5 * s.sin() + 6.75 * s * s)
+            + k * k * (1.5 * s.cos() + 13.5 * s)
+            + 9.0 * x
+    };
+    let mut inputs = Inputs(38_004);
+    for _ in 0..16 {
+        let x = 1.6 * inputs.next() - 0.8;
+        let (v, g, h) = caller_2_hessian(x);
+        assert_close(v, f(x), 1e-12, "caller_2");
+        assert_close(caller_2(x), v, 1e-12, "caller_2 as written");
+        assert_close(g, d1(x), 1e-10, "caller_2'");
+        assert_fd_gradient(|p| f(p[0]), &[x], &[g], "caller_2");
+        assert_close(h[0][0], d2(x), 1e-9, "caller_2''");
+        let fd = second_by_differences(|x| caller_2_grad(x).1, x);
+        assert_close(h[0][0], fd, 1e-6, "caller_2'' by differences");
+    }
+}
