@@ -1,10 +1,12 @@
 //! `order = K` of a function whose float parameter outside `wrt(..)` goes to a plain helper (no
-//! derivatives) whose value is a `Vec`, an array or a tuple, or that takes a tuple: `#[differentiable(wrt(w),
+//! derivatives) whose value is a `Vec`, an array or a tuple, that takes a tuple or that writes an output
+//! (`fill(c, &mut v)`): `#[differentiable(wrt(w),
 //! order = 2)] fn loss(w: &[f64], data: &[f64])` with `let m = moments(data);`. Until session 38 its
 //! generic copy called the helper through its copy (`<features as GenericCopy>::Copy::call(c)`), which a
 //! plain function has not: rustc's E0573 "expected type, found function". The copy now calls such a helper
 //! through `copy_or_as_written!` (the helper's copy where it has derivatives, else the helper as written
-//! on the constant values of its arguments, the value lifted as a whole), and the copy's hidden sweeps keep
+//! on the constant values of its arguments, the value lifted as a whole, an output written back), and the
+//! copy's hidden sweeps keep
 //! the parameters outside `wrt(..)` constant there, as the first order's do (`maybe::copy_unplanned`).
 //!
 //! Checked against analytic derivatives, central differences of the value (gradients) and of `_grad`
@@ -30,6 +32,11 @@ fn pair(c: f64) -> (f64, f64) {
 
 fn product(t: (f64, f64)) -> f64 {
     t.0 * t.1
+}
+
+fn fill(c: f64, out: &mut [f64]) {
+    out[0] = c;
+    out[1] = 2.0 * c * c;
 }
 
 fn moments(data: &[f64]) -> Vec<f64> {
@@ -61,6 +68,21 @@ fn tuple_argument_2(a: f64, c: f64) -> f64 {
     a * a * a * product((0.5, c))
 }
 
+/// Writing an output: an array, and a `Vec` whose other element keeps its value.
+#[differentiable(wrt(a), order = 2)]
+fn output_2(a: f64, c: f64) -> f64 {
+    let mut v = [0.0; 2];
+    fill(c, &mut v);
+    a * v[0] + a * a * a * v[1]
+}
+
+#[differentiable(wrt(a), order = 2)]
+fn output_vec_2(a: f64, c: f64) -> f64 {
+    let mut v = vec![1.5; 3];
+    fill(c * 0.5, &mut v);
+    a.sin() * v[0] + a * a * v[1] + a * v[2]
+}
+
 /// Two differentiated parameters beside the excluded one: a 2×2 Hessian.
 #[differentiable(wrt(a, b), order = 2)]
 fn two_2(a: f64, b: f64, c: f64) -> f64 {
@@ -80,6 +102,11 @@ fn loss_2(w: &[f64], data: &[f64]) -> f64 {
 #[differentiable(order = 2)]
 fn caller_2(x: f64) -> f64 {
     vec_2(x * x, 2.0) + array_2(x, 0.5) + pair_2(x.sin(), -1.5) + tuple_argument_2(x, 3.0)
+}
+
+#[differentiable(order = 2)]
+fn output_caller_2(x: f64) -> f64 {
+    output_2(x * x, 0.5) * output_vec_2(x, -1.0)
 }
 
 /// `x ↦ f(x)`'s second derivative by differences of its first, `d`.
@@ -135,6 +162,62 @@ fn plain_helpers_of_arrays_and_tuples_at_order_2() {
         assert_close(h[0][0], 3.0 * c * a, 1e-10, "tuple_argument_2''");
         let fd = second_by_differences(|a| tuple_argument_2_grad(a, c).1, a);
         assert_close(h[0][0], fd, 1e-6, "tuple_argument_2'' by differences");
+    }
+}
+
+#[test]
+fn plain_helpers_writing_outputs_at_order_2() {
+    let mut inputs = Inputs(38_005);
+    for _ in 0..16 {
+        let (a, c) = (2.0 * inputs.next(), 2.0 * inputs.next());
+
+        // v = [c, 2c²].
+        let f = |a: f64| a * c + 2.0 * a * a * a * c * c;
+        let (v, g, h) = output_2_hessian(a, c);
+        assert_close(v, f(a), 1e-12, "output_2");
+        assert_close(output_2(a, c), v, 1e-12, "output_2 as written");
+        assert_close(g, c + 6.0 * a * a * c * c, 1e-12, "output_2'");
+        assert_fd_gradient(|p| f(p[0]), &[a], &[g], "output_2");
+        assert_close(h[0][0], 12.0 * a * c * c, 1e-10, "output_2''");
+        let fd = second_by_differences(|a| output_2_grad(a, c).1, a);
+        assert_close(h[0][0], fd, 1e-6, "output_2'' by differences");
+
+        // v = [c/2, c²/2, 1.5].
+        let (p, q) = (0.5 * c, 0.5 * c * c);
+        let f = |a: f64| a.sin() * p + a * a * q + 1.5 * a;
+        let (v, g, h) = output_vec_2_hessian(a, c);
+        assert_close(v, f(a), 1e-12, "output_vec_2");
+        assert_close(output_vec_2(a, c), v, 1e-12, "output_vec_2 as written");
+        assert_close(g, a.cos() * p + 2.0 * a * q + 1.5, 1e-12, "output_vec_2'");
+        assert_fd_gradient(|p| f(p[0]), &[a], &[g], "output_vec_2");
+        assert_close(h[0][0], -a.sin() * p + 2.0 * q, 1e-10, "output_vec_2''");
+        let fd = second_by_differences(|a| output_vec_2_grad(a, c).1, a);
+        assert_close(h[0][0], fd, 1e-6, "output_vec_2'' by differences");
+        let (_, t) = output_vec_2_jvp(a, c, -0.8);
+        assert_close(t, -0.8 * g, 1e-12, "output_vec_2_jvp");
+    }
+    // output_2(x², 0.5) · output_vec_2(x, -1): (0.5 y + 0.5 y³)(sin(x)·(-0.5) + 0.5 x² + 1.5 x), y = x².
+    let (u, du, ddu) = (
+        |x: f64| 0.5 * x * x + 0.5 * x.powi(6),
+        |x: f64| x + 3.0 * x.powi(5),
+        |x: f64| 1.0 + 15.0 * x.powi(4),
+    );
+    let (w, dw, ddw) = (
+        |x: f64| -0.5 * x.sin() + 0.5 * x * x + 1.5 * x,
+        |x: f64| -0.5 * x.cos() + x + 1.5,
+        |x: f64| 0.5 * x.sin() + 1.0,
+    );
+    for _ in 0..16 {
+        let x = 1.6 * inputs.next() - 0.8;
+        let (v, g, h) = output_caller_2_hessian(x);
+        assert_close(v, u(x) * w(x), 1e-12, "output_caller_2");
+        assert_close(output_caller_2(x), v, 1e-12, "output_caller_2 as written");
+        assert_close(g, du(x) * w(x) + u(x) * dw(x), 1e-10, "output_caller_2'");
+        assert_fd_gradient(|p| u(p[0]) * w(p[0]), &[x], &[g], "output_caller_2");
+        let d2 = ddu(x) * w(x) + 2.0 * du(x) * dw(x) + u(x) * ddw(x);
+        assert_close(h[0][0], d2, 1e-9, "output_caller_2''");
+        let fd = second_by_differences(|x| output_caller_2_grad(x).1, x);
+        assert_close(h[0][0], fd, 1e-6, "output_caller_2'' by differences");
     }
 }
 

@@ -755,11 +755,15 @@ pub fn copy_of<C: crate::private::GenericCopy>(_found: C) -> C::Copy {
 /// array's shape (a `Vec` or `[f64; N]`). An argument `(_, _)` is a tuple of floats by value
 /// (`product((0.5, c))`): as it is to the copy, its values ([`plain_tuple`](crate::private::plain_tuple),
 /// in the callee's float types) to the function as written. The result may be a float, a `Vec`, an array
-/// or a tuple of them (`features(c)`), which [`Lift`](crate::private::Lift) lifts as a whole.
+/// or a tuple of them (`features(c)`), which [`Lift`](crate::private::Lift) lifts as a whole. An argument
+/// `[mut f64]` is an array of floats the function writes (`fill(c, &mut v)`): as it is to the copy, to the
+/// function as written a buffer of its values (as `plain_array` gives them), written back into it after the
+/// call ([`write_back`](crate::private::write_back)).
 ///
 /// ```text
 /// (copy_or_as_written!(bump, __S, (__a0: f64, __a1: f64)))(lit::<__S>(0.5), t)
 /// (copy_or_as_written!(product, __S, (__a0: (_, _))))((lit::<__S>(0.5), c))
+/// (copy_or_as_written!(fill, __S, (__a0: f64, __a1: [mut f64])))(c, &mut v)
 /// (copy_or_as_written!(shapes::bump, __S, (__a0: f64, __a1: _, __a2: const), __autodiff_gradient_of__shapes__bump))(x, n, HALF)
 /// (copy_or_as_written!(plain_sum, __S, (__a0: [f64])))(&w)
 /// ```
@@ -815,12 +819,19 @@ macro_rules! copy_or_as_written {
                         .call_on($($crate::copy_or_as_written!(@copy $a, $ty, $scalar)),*)
                 },
                 |($($a,)*)| {
-                    $(let $a = $crate::copy_or_as_written!(@plain $a, $ty, $path);)*
-                    $path($($crate::copy_or_as_written!(@pass $a, $ty)),*)
+                    $(
+                        #[allow(unused_mut)]
+                        let mut $a = $crate::copy_or_as_written!(@plain $a, $ty, $path);
+                    )*
+                    #[allow(clippy::let_unit_value)]
+                    let __result = $path($($crate::copy_or_as_written!(@pass $a, $ty)),*);
+                    $($crate::copy_or_as_written!(@back $a, $ty);)*
+                    __result
                 },
             )
         }
     }};
+    (@type $scalar:ty, [mut $ty:ty]) => { &mut [$scalar] };
     (@type $scalar:ty, [$ty:ty]) => { _ };
     (@type $scalar:ty, ($($part:tt)*)) => { _ };
     (@type $scalar:ty, _) => { _ };
@@ -830,6 +841,13 @@ macro_rules! copy_or_as_written {
     (@copy $a:ident, $ty:tt, $scalar:ty) => { $a };
     // (Bound by `let` and lent by `Borrow`: `&plain_array(..)` passed to a `&[f64]` parameter would make
     // rustc infer the array's shape from the parameter's type, `[f64]`, before it knows the argument's.)
+    // (The copy's array, and a buffer of its values that the callee writes.)
+    (@plain $a:ident, [mut $ty:ty], $path:path) => {
+        {
+            let __values = $crate::private::plain_array::<$ty, _>(&*$a, ::core::stringify!($path));
+            ($a, __values)
+        }
+    };
     (@plain $a:ident, [$ty:ty], $path:path) => {
         $crate::private::plain_array::<$ty, _>($a, ::core::stringify!($path))
     };
@@ -841,8 +859,12 @@ macro_rules! copy_or_as_written {
     (@plain $a:ident, $ty:ty, $path:path) => {
         $crate::private::plain::<$ty, _>($a, ::core::stringify!($path))
     };
+    (@pass $a:ident, [mut $ty:ty]) => { ::core::borrow::BorrowMut::borrow_mut(&mut $a.1) };
     (@pass $a:ident, [$ty:ty]) => { ::core::borrow::Borrow::borrow(&$a) };
     (@pass $a:ident, $ty:tt) => { $a };
+    // The buffer written back into the copy's array, lifted.
+    (@back $a:ident, [mut $ty:ty]) => { $crate::private::write_back(&mut $a.0[..], &$a.1[..]) };
+    (@back $a:ident, $ty:tt) => {};
 }
 
 /// The derivative `item` (`vjp_into`, `jvp`) of the generic copy of what the first order finds for the

@@ -1161,9 +1161,9 @@ pub(crate) fn plain_calls(
 }
 
 /// [`plain_calls`] with, where `array_results`, the calls whose value is an array or a `Vec` of floats
-/// (`let v = features(c)`) among them: the candidates of `maybe::copy_calls`, which the generic copy
-/// calls through `copy_or_as_written!` (its `Lift` lifts such a value as a whole). Elsewhere such a call
-/// goes to the callee's copy.
+/// (`let v = features(c)`) or that write arrays (`fill(c, &mut v)`) among them: the candidates of
+/// `maybe::copy_calls`, which the generic copy calls through `copy_or_as_written!` (its `Lift` lifts such
+/// a value as a whole, an output is written back). Elsewhere such a call goes to the callee's copy.
 pub(crate) fn plain_calls_of_values(
     f: &Function,
     activity: &Activity,
@@ -1244,6 +1244,13 @@ fn plain_calls_with(
                         args,
                         by_ref,
                     },
+                ..
+            } if array_results => (callee, args, Some(by_ref)),
+            // (And the calls writing arrays of floats, `fill(c, &mut v)`.)
+            Stmt::CallOut {
+                callee,
+                args,
+                by_ref,
                 ..
             } if array_results => (callee, args, Some(by_ref)),
             Stmt::NewArray {

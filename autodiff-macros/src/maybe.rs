@@ -232,6 +232,11 @@ pub(crate) enum CopyArg {
     /// copy, a reference to its values (`__private::plain_array`) for the callee as written. Written
     /// `[f64]`.
     Array(Box<syn::Type>),
+    /// An array of floats that the callee writes (`&mut v`), of the element type as written (`f64`): as it
+    /// is in the copy; for the callee as written, a buffer of its values (`__private::plain_array`) whose
+    /// elements are written back after the call, lifted (`__private::write_back`). Written `[mut f64]`, the
+    /// callee form's `&mut [f64]`.
+    Output(Box<syn::Type>),
     /// A tuple of this many floats passed by value (`product((0.5, c))`): as it is in the copy, its
     /// values in the callee's float types (`__private::plain_tuple`) for the callee as written. Written
     /// `(_, _)`.
@@ -270,6 +275,7 @@ impl CopyCall {
             CopyArg::Other => quote!(_),
             CopyArg::Constant => quote!(const),
             CopyArg::Array(ty) => quote!([#ty]),
+            CopyArg::Output(ty) => quote!([mut #ty]),
             CopyArg::Tuple(n) => infer_tuple(*n),
         });
         let registered = self.registered();
@@ -289,6 +295,7 @@ impl CopyCall {
             CopyArg::Other => quote!(_),
             CopyArg::Constant => quote!(()),
             CopyArg::Array(ty) => quote!([#ty]),
+            CopyArg::Output(ty) => quote!(&mut [#ty]),
             CopyArg::Tuple(n) => infer_tuple(*n),
         });
         syn::parse_quote!(<#path as ::autodiff::__private::GenericCopy>::Copy::#name::<#scalar, #(#modes),*>)
@@ -318,6 +325,10 @@ impl CopyCall {
                     syn::Type::Tuple(t) if t.elems.is_empty() => CopyArg::Constant,
                     syn::Type::Tuple(t) => CopyArg::Tuple(t.elems.len()),
                     syn::Type::Slice(t) => CopyArg::Array(t.elem),
+                    syn::Type::Reference(r) if r.mutability.is_some() => match *r.elem {
+                        syn::Type::Slice(t) => CopyArg::Output(t.elem),
+                        _ => return None,
+                    },
                     t => CopyArg::Float(Box::new(t)),
                 })
             })
@@ -359,6 +370,19 @@ impl CopyCall {
                         input.parse::<syn::Token![:]>()?;
                         if input.parse::<Option<syn::Token![const]>>()?.is_some() {
                             return Ok(CopyArg::Constant);
+                        }
+                        // `[mut f64]`, not a type.
+                        let fork = input.fork();
+                        let written = (|| {
+                            let inner;
+                            syn::bracketed!(inner in fork);
+                            inner.parse::<syn::Token![mut]>()?;
+                            inner.parse::<syn::Type>()
+                        })();
+                        if let Ok(ty) = written {
+                            use syn::parse::discouraged::Speculative;
+                            input.advance_to(&fork);
+                            return Ok(CopyArg::Output(Box::new(ty)));
                         }
                         Ok(match input.parse::<syn::Type>()? {
                             syn::Type::Infer(_) => CopyArg::Other,
@@ -481,6 +505,22 @@ pub(crate) fn copy_calls(
                                 if parts.iter().all(|k| matches!(k, Kind::Float(_)))),
                         }
                 }
+                // Writing whole arrays of floats (`fill(c, &mut v)`), none an output parameter of `f`.
+                Stmt::CallOut {
+                    args,
+                    written,
+                    passed_on: false,
+                    ..
+                } => args.iter().zip(written).all(|(a, w)| match (a, w) {
+                    (_, crate::ir::Written::No) => true,
+                    (Operand::Array(array), crate::ir::Written::Array) => {
+                        let info = &f.arrays[array.0 as usize];
+                        info.matrix.is_none()
+                            && !info.output
+                            && matches!(all.elem_kind(*array), Kind::Float(_))
+                    }
+                    _ => false,
+                }),
                 Stmt::NewArray { array, .. } => {
                     let info = &f.arrays[array.0 as usize];
                     // (Of elements the syntax does not tell, `features(c)`'s: `Lift` takes floats,
@@ -501,7 +541,8 @@ pub(crate) fn copy_calls(
                 | Stmt::NewArray {
                     init: ArrayInit::Call { by_ref, .. },
                     ..
-                } => by_ref,
+                }
+                | Stmt::CallOut { by_ref, .. } => by_ref,
                 _ => &[],
             };
             let tuple_by_ref =
@@ -768,6 +809,8 @@ mod tests {
             ("let (p, q) = pair(t); u[0] * p * q", "pair"),
             // A tuple of floats by value.
             ("u[0] * u[0] * product((0.5, t))", "product"),
+            // Writing an array of floats: a buffer of its values, written back.
+            ("let mut v = [0.0; 2]; fill(t, &mut v); u[0] * v[1]", "fill"),
         ] {
             let src = format!("fn g(u: &[f64], t: f64) -> f64 {{ {body} }}");
             assert_eq!(copied(&src, "wrt(u)"), [callee], "{body}");
@@ -776,6 +819,36 @@ mod tests {
         // Reached by a differentiated parameter too: the callee's copy, as before.
         let src = "fn g(u: &[f64], t: f64) -> f64 { let v = features(t * u[0]); v[0] }";
         assert!(copied(src, "wrt(u)").is_empty());
+    }
+
+    #[test]
+    fn the_callee_forms_of_tuples_and_outputs_are_read_back() {
+        let call = CopyCall {
+            path: syn::parse_quote!(fill),
+            scalar: syn::parse_quote!(__S),
+            args: vec![
+                CopyArg::Tuple(2),
+                CopyArg::Output(Box::new(syn::parse_quote!(f64))),
+            ],
+        };
+        let written = call.written().to_string();
+        assert!(
+            written.contains("(__a0 : (_ , _) , __a1 : [mut f64])"),
+            "{written}"
+        );
+        let func: syn::Expr = syn::parse2(call.written()).expect("the callable parses");
+        let callee = call.callee();
+        for read in [CopyCall::of_written(&func), CopyCall::of_callee(&callee)] {
+            let read = read.expect("read back");
+            assert!(matches!(
+                read.args[..],
+                [CopyArg::Tuple(2), CopyArg::Output(_)]
+            ));
+            assert_eq!(
+                read.callee().to_token_stream().to_string(),
+                callee.to_token_stream().to_string()
+            );
+        }
     }
 
     #[test]
