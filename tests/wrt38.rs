@@ -317,3 +317,130 @@ fn an_order_2_caller_passing_constants_through_the_copies() {
         assert_close(h[0][0], fd, 1e-6, "caller_2'' by differences");
     }
 }
+
+/// Callees WITH derivatives whose value is a `Vec` or an array: the hidden sweeps of a function whose
+/// `wrt(..)` leaves `c` out run their derivatives (chosen at compile time, `found_of!`), so a caller may
+/// differentiate `c` through it. (Session 37 kept `c` constant there, and such a caller was
+/// `require_through!`'s compile error.)
+#[differentiable]
+fn dfeatures(c: f64) -> Vec<f64> {
+    vec![c.sin(), c * c]
+}
+
+#[differentiable]
+fn dfeatures_array(c: f64) -> [f64; 2] {
+    [c.exp(), c * c * c]
+}
+
+#[differentiable(wrt(a))]
+fn through_dvec(a: f64, c: f64) -> f64 {
+    let v = dfeatures(c);
+    a * v[0] + a * a * v[1]
+}
+
+#[differentiable(wrt(a))]
+fn through_darray(a: f64, c: f64) -> f64 {
+    let v = dfeatures_array(c);
+    a * v[0] * v[1]
+}
+
+/// Differentiates `c` through both, and passes a constant to the plain helper's function beside them.
+#[differentiable]
+fn differentiating_c(x: f64, c: f64) -> f64 {
+    through_dvec(x, c * c) + through_darray(x * 0.5, c) + vec_2(x, 1.5)
+}
+
+#[differentiable(wrt(a), order = 2)]
+fn through_dvec_2(a: f64, c: f64) -> f64 {
+    let v = dfeatures(c);
+    a * v[0] + a * a * v[1]
+}
+
+#[differentiable(order = 2)]
+fn differentiating_c_2(x: f64, c: f64) -> f64 {
+    through_dvec_2(x, c) * c
+}
+
+#[test]
+fn a_caller_differentiates_an_excluded_parameter_through_callees_with_derivatives() {
+    // through_dvec(x, c²) = x sin(c²) + x² c⁴; through_darray(x/2, c) = (x/2) e^c c³; vec_2(x, 1.5).
+    let f = |p: &[f64]| {
+        let (x, c) = (p[0], p[1]);
+        x * (c * c).sin()
+            + x * x * c.powi(4)
+            + 0.5 * x * c.exp() * c.powi(3)
+            + x.sin() * 1.5
+            + x.powi(3) * 2.25
+    };
+    let mut inputs = Inputs(38_006);
+    for _ in 0..16 {
+        let (x, c) = (2.0 * inputs.next(), 1.5 * inputs.next());
+        let (v, (gx, gc)) = differentiating_c_grad(x, c);
+        assert_close(v, f(&[x, c]), 1e-12, "differentiating_c");
+        assert_close(
+            differentiating_c(x, c),
+            v,
+            1e-12,
+            "differentiating_c as written",
+        );
+        let dx = (c * c).sin()
+            + 2.0 * x * c.powi(4)
+            + 0.5 * c.exp() * c.powi(3)
+            + x.cos() * 1.5
+            + 6.75 * x * x;
+        let dc = x * (c * c).cos() * 2.0 * c
+            + 4.0 * x * x * c.powi(3)
+            + 0.5 * x * c.exp() * (c.powi(3) + 3.0 * c * c);
+        assert_close(gx, dx, 1e-10, "d/dx");
+        assert_close(gc, dc, 1e-10, "d/dc");
+        assert_fd_gradient(f, &[x, c], &[gx, gc], "differentiating_c");
+        let (_, t) = differentiating_c_jvp(x, c, (0.3, -0.7));
+        assert_close(t, 0.3 * dx - 0.7 * dc, 1e-10, "differentiating_c_jvp");
+    }
+}
+
+#[test]
+fn an_order_2_caller_differentiates_an_excluded_parameter_through_a_callee_with_derivatives() {
+    // (x sin c + x² c²) c.
+    let f = |p: &[f64]| (p[0] * p[1].sin() + p[0] * p[0] * p[1] * p[1]) * p[1];
+    let mut inputs = Inputs(38_007);
+    for _ in 0..16 {
+        let (x, c) = (2.0 * inputs.next(), 2.0 * inputs.next());
+        let (v, (gx, gc), h) = differentiating_c_2_hessian(x, c);
+        assert_close(v, f(&[x, c]), 1e-12, "differentiating_c_2");
+        assert_close(
+            differentiating_c_2(x, c),
+            v,
+            1e-12,
+            "differentiating_c_2 as written",
+        );
+        let dx = c * c.sin() + 2.0 * x * c.powi(3);
+        let dc = x * (c.sin() + c * c.cos()) + 3.0 * x * x * c * c;
+        assert_close(gx, dx, 1e-10, "d/dx");
+        assert_close(gc, dc, 1e-10, "d/dc");
+        assert_fd_gradient(f, &[x, c], &[gx, gc], "differentiating_c_2");
+        let by_hand = [
+            [2.0 * c.powi(3), c.sin() + c * c.cos() + 6.0 * x * c * c],
+            [
+                c.sin() + c * c.cos() + 6.0 * x * c * c,
+                x * (2.0 * c.cos() - c * c.sin()) + 6.0 * x * x * c,
+            ],
+        ];
+        let grad = |p: &[f64]| {
+            let (_, (gx, gc)) = differentiating_c_2_grad(p[0], p[1]);
+            vec![gx, gc]
+        };
+        for i in 0..2 {
+            let column = hessian_column(grad, &[x, c], i);
+            for k in 0..2 {
+                assert_close(h[k][i], by_hand[k][i], 1e-9, "differentiating_c_2 Hessian");
+                assert_close(
+                    h[k][i],
+                    column[k],
+                    1e-6,
+                    "differentiating_c_2 Hessian by differences",
+                );
+            }
+        }
+    }
+}

@@ -2399,9 +2399,9 @@ impl<'a> Generated<'a> {
                 })
                 .flatten();
             // In a generic copy, its calls through `copy_or_as_written!` that only parameters outside
-            // `wrt(..)` reach (`maybe::CopyCall`).
-            let copy_maybe = maybe::copy_plan(self.f, self.activity, &activity);
-            // In a generic copy, such a call whose value is an array, a `Vec` or a tuple: the copy's
+            // `wrt(..)` reach (`maybe::CopyCall`), of one float or of an array (`copy_arrays`).
+            let (copy_maybe, copy_arrays) = maybe::copy_plan(self.f, self.activity, &activity);
+            // In a generic copy, such a call whose value is a tuple, that takes one or writes an output: the copy's
             // hidden sweeps keep the parameters outside `wrt(..)` constant, as the first order's do
             // (`constant` below, which its companion declares).
             let constant_copy = maybe.is_none()
@@ -2409,9 +2409,9 @@ impl<'a> Generated<'a> {
                 && flat_all.is_none()
                 && self.sig.outputs().next().is_none()
                 && maybe::copy_unplanned(self.f, self.activity, &activity);
-            let copy_maybe = match constant_copy {
-                true => std::collections::BTreeSet::new(),
-                false => copy_maybe,
+            let (copy_maybe, copy_arrays) = match constant_copy {
+                true => Default::default(),
+                false => (copy_maybe, copy_arrays),
             };
             // Where such a call cannot be chosen at compile time (an array or tuple value, a tuple
             // argument, an output parameter: `let v = features(c)` with `c` outside `wrt(..)`), the hidden
@@ -2423,11 +2423,14 @@ impl<'a> Generated<'a> {
                 && own_sweeps
                 && self.sig.outputs().next().is_none()
                 && copy_maybe.is_empty()
+                && copy_arrays.is_empty()
                 && maybe::unplanned(self.f, self.activity, &activity);
             let (activity, through) = match &maybe {
                 Some(maybe) => (
-                    activity
-                        .with_maybe_calls(maybe.calls.iter().chain(&copy_maybe).copied().collect()),
+                    activity.with_maybe_arrays(
+                        maybe.calls.iter().chain(&copy_maybe).copied().collect(),
+                        maybe.arrays.iter().chain(&copy_arrays).copied().collect(),
+                    ),
                     Some(maybe.through_const()),
                 ),
                 None if constant => (
@@ -2438,7 +2441,10 @@ impl<'a> Generated<'a> {
                     activity::analyze(self.f, self.sig, &float_params, &mut Errors::default()),
                     None,
                 ),
-                None => (activity.with_maybe_calls(copy_maybe.clone()), None),
+                None => (
+                    activity.with_maybe_arrays(copy_maybe.clone(), copy_arrays.clone()),
+                    None,
+                ),
             };
             let (d_ret, tangent) = (naming::fixed("d_ret"), naming::fixed("tangent"));
             let (vjp_body, jvp_body) = match &flat_all {
@@ -2480,8 +2486,10 @@ impl<'a> Generated<'a> {
             // user's to allow on the function, not here.
             // A maybe call's fallback item never returns (`!`): `diverging_sub_expression` in the branch
             // that only a callee without derivatives takes, which never runs it.
-            let diverging = ((maybe.as_ref()).is_some_and(|maybe| !maybe.calls.is_empty())
-                || !copy_maybe.is_empty())
+            let diverging = ((maybe.as_ref())
+                .is_some_and(|maybe| !maybe.calls.is_empty() || !maybe.arrays.is_empty())
+                || !copy_maybe.is_empty()
+                || !copy_arrays.is_empty())
             .then(|| quote!(, clippy::diverging_sub_expression));
             let extra = quote! {
                 #through

@@ -31,15 +31,18 @@
 //! derivatives, else the helper as written on the values of its arguments, constants there; the copy's
 //! hidden sweeps choose by `found_of!` as above ([`copy_plan`]).
 //!
-//! Taken only where each maybe call is a call by a path whose value is one scalar (`let y = bump(..)`),
-//! no `fn` or `use` item in the body could hide a callee's name from the companion, the function is a free
-//! function without parameter structs, and its hidden sweeps are its own (not its generic copy's).
-//! Elsewhere the hidden sweeps need every callee's derivatives, as before: an error at the call, never a
-//! wrong derivative.
+//! Taken only where each maybe call is a call by a path whose value is one scalar (`let y = bump(..)`) or
+//! an array or a `Vec` (`let v = features(c)`, its cotangent buffer passed to `vjp_into`), no `fn` or
+//! `use` item in the body could hide a callee's name from the companion, the function is a free function
+//! without parameter structs, and its hidden sweeps are its own (not its generic copy's). Where another
+//! call only parameters outside `wrt(..)` reach has a tuple value or argument or writes an output
+//! ([`unplanned`]), the hidden sweeps keep those parameters constant and declare so
+//! ([`constant_through`]); elsewhere they need every callee's derivatives, as before: an error at the
+//! call, never a wrong derivative.
 
 use crate::activity::{self, Activity};
 use crate::errors::Errors;
-use crate::ir::{ArrayInit, Function, Kind, Operand, Stmt, Value, Var};
+use crate::ir::{Array, ArrayInit, Function, Kind, Operand, Stmt, Value, Var};
 use crate::signature::Signature;
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
@@ -49,6 +52,8 @@ use std::collections::BTreeSet;
 pub(crate) struct Maybe {
     /// The maybe calls, by their results.
     pub(crate) calls: BTreeSet<Var>,
+    /// Those whose value is an array or a `Vec` (`let v = features(c)`), by the array.
+    pub(crate) arrays: BTreeSet<Array>,
     /// For each parameter outside `wrt(..)` (in declaration order; empty for the others): each call by a
     /// path it reaches, and the argument position there.
     pub(crate) reached: Vec<Vec<(syn::ExprPath, usize)>>,
@@ -93,6 +98,7 @@ pub(crate) fn plan(
         return None;
     }
     let mut maybe = BTreeSet::new();
+    let mut arrays = BTreeSet::new();
     for (stmt, callee, args) in calls(f) {
         let reached_only_by_others =
             args.iter().any(|a| all.is_active(a)) && !args.iter().any(|a| own.is_active(a));
@@ -109,6 +115,14 @@ pub(crate) fn plan(
                     && crate::reverse::adds_into_callers(f, all, args) =>
             {
                 maybe.insert(*var);
+            }
+            // Of an array or a `Vec` (`let v = features(c)`): its cotangent buffer, as any array call's.
+            Stmt::NewArray { array, .. }
+                if crate::companion::companion_path(callee).is_some()
+                    && f.arrays[array.0 as usize].matrix.is_none()
+                    && crate::reverse::adds_into_callers(f, all, args) =>
+            {
+                arrays.insert(*array);
             }
             _ => return None,
         }
@@ -138,20 +152,21 @@ pub(crate) fn plan(
     }
     // Without maybe calls, a parameter outside `wrt(..)` passed to another function with such a
     // parameter: declared here too, as the hidden sweeps do not check their calls.
-    if maybe.is_empty() && reached.iter().all(Vec::is_empty) {
+    if maybe.is_empty() && arrays.is_empty() && reached.iter().all(Vec::is_empty) {
         return None;
     }
     Some(Maybe {
         calls: maybe,
+        arrays,
         reached,
     })
 }
 
 /// Whether a call of `f` that only parameters outside `wrt(..)` reach (its arguments active in the hidden
 /// sweeps, `all`, and none in the function's own, `own`) is left where [`plan`] found no maybe calls: a
-/// call whose value is an array or a tuple (`let v = features(c)`), that takes a tuple
-/// (`h((0.5, c))`), or that writes an output parameter (`fill(c, &mut v)`). The hidden sweeps then keep
-/// the parameters outside `wrt(..)` constant ([`constant_through`]).
+/// call whose value is a tuple (`let (p, q) = pair(c)`), that takes a tuple (`h((0.5, c))`), or that
+/// writes an output parameter (`fill(c, &mut v)`), and then any other. The hidden sweeps then keep the
+/// parameters outside `wrt(..)` constant ([`constant_through`]).
 pub(crate) fn unplanned(f: &Function, own: &Activity, all: &Activity) -> bool {
     calls(f).iter().any(|(_, _, args)| {
         args.iter().any(|a| all.is_active(a)) && !args.iter().any(|a| own.is_active(a))
@@ -602,20 +617,28 @@ fn plain_turbofish(path: &syn::Path) -> bool {
 /// outside `wrt(..)` reach. Their derivatives run only where the callee has them (`found_of!`), else their
 /// derivative is zero: no tangent comes through those parameters, whose callers check that
 /// (`require_through!`, at their first order).
-pub(crate) fn copy_plan(f: &Function, own: &Activity, all: &Activity) -> BTreeSet<Var> {
-    let mut maybe = BTreeSet::new();
+pub(crate) fn copy_plan(
+    f: &Function,
+    own: &Activity,
+    all: &Activity,
+) -> (BTreeSet<Var>, BTreeSet<Array>) {
+    let (mut maybe, mut arrays) = (BTreeSet::new(), BTreeSet::new());
     for (stmt, callee, args) in calls(f) {
-        if let Stmt::Let { var, .. } = stmt {
-            if CopyCall::of_callee(callee).is_some()
-                && planned_in_copy(f, stmt, args, all)
-                && args.iter().any(|a| all.is_active(a))
-                && !args.iter().any(|a| own.is_active(a))
-            {
+        let chosen = CopyCall::of_callee(callee).is_some()
+            && planned_in_copy(f, stmt, args, all)
+            && args.iter().any(|a| all.is_active(a))
+            && !args.iter().any(|a| own.is_active(a));
+        match stmt {
+            Stmt::Let { var, .. } if chosen => {
                 maybe.insert(*var);
             }
+            Stmt::NewArray { array, .. } if chosen => {
+                arrays.insert(*array);
+            }
+            _ => {}
         }
     }
-    maybe
+    (maybe, arrays)
 }
 
 /// Whether a call of a generic copy through `copy_or_as_written!` is one whose derivatives its hidden
@@ -623,9 +646,12 @@ pub(crate) fn copy_plan(f: &Function, own: &Activity, all: &Activity) -> BTreeSe
 /// arguments a tuple. Another (`let v = features(c)`, `product((0.5, c))`) makes them keep the parameters
 /// outside `wrt(..)` constant ([`copy_unplanned`]).
 fn planned_in_copy(f: &Function, stmt: &Stmt, args: &[Operand], all: &Activity) -> bool {
-    let scalar =
-        matches!(stmt, Stmt::Let { var, .. } if f.vars[var.0 as usize].tuple_arity.is_none());
-    scalar && !args.iter().any(|a| matches!(all.kind(a), Kind::Tuple(_)))
+    let value = match stmt {
+        Stmt::Let { var, .. } => f.vars[var.0 as usize].tuple_arity.is_none(),
+        Stmt::NewArray { .. } => true,
+        _ => false,
+    };
+    value && !args.iter().any(|a| matches!(all.kind(a), Kind::Tuple(_)))
 }
 
 /// Whether the generic copy `f` (`own` the activity of its `wrt(..)`, `all` that of every float parameter)
@@ -742,10 +768,37 @@ mod tests {
     }
 
     #[test]
-    fn calls_of_arrays_and_tuples_only_excluded_parameters_reach_are_unplanned() {
-        // A `Vec` result, a tuple argument, an output: no plan, and `t` declared not through.
+    fn a_call_of_an_array_only_an_excluded_parameter_reaches_is_a_maybe_call() {
+        // A `Vec` or an array: planned as a scalar one (its cotangent buffer passed to `vjp_into` where
+        // the callee has derivatives), `t` declared through the callee's parameter.
         for body in [
             "let v = features(t); u[0] * v[0]",
+            "let v = features_array(t); u[0] * v[1] + v[0]",
+        ] {
+            let src = format!("fn g(u: &[f64], t: f64) -> f64 {{ {body} }}");
+            let (f, sig, all_sig, own, all) = lowered(&src, "wrt(u)");
+            let maybe = plan(&f, &sig, &all_sig, &own, &all, &[]).expect("a plan");
+            assert!(maybe.calls.is_empty(), "{body}");
+            assert_eq!(maybe.arrays.len(), 1, "{body}");
+            let through = maybe.through_const().to_string();
+            assert!(through.contains("through_of ! (features"), "{through}");
+        }
+        // Of a slice parameter (`moments(data)`).
+        let src = "fn g(u: &[f64], data: &[f64]) -> f64 { let m = moments(data); u[0] * m[0] }";
+        let (f, sig, all_sig, own, all) = lowered(src, "wrt(u)");
+        assert_eq!(
+            plan(&f, &sig, &all_sig, &own, &all, &[])
+                .expect("a plan")
+                .arrays
+                .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn calls_of_tuples_and_outputs_only_excluded_parameters_reach_are_unplanned() {
+        // A tuple argument or result, an output: no plan, and `t` declared not through.
+        for body in [
             "u[0] * product((0.5, t))",
             "let (p, q) = pair(t); u[0] * p * q",
             "let mut v = [0.0; 2]; fill(t, &mut v); u[0] * v[1]",
@@ -762,7 +815,7 @@ mod tests {
         let src = "fn g(u: &[f64], t: f64) -> f64 { let v = features(t * u[0]); v[0] }";
         assert!(!constant(src, "wrt(u)").0);
         // Without `wrt(..)`, nothing is left out.
-        let src = "fn g(u: &[f64], t: f64) -> f64 { let v = features(t); u[0] * v[0] }";
+        let src = "fn g(u: &[f64], t: f64) -> f64 { let (p, q) = pair(t); u[0] * p * q }";
         assert_eq!(constant(src, ""), (false, "true , true".to_string()));
     }
 
