@@ -318,7 +318,7 @@ fn an_order_2_caller_passing_constants_through_the_copies() {
     }
 }
 
-/// Callees WITH derivatives whose value is a `Vec` or an array: the hidden sweeps of a function whose
+/// Callees WITH derivatives whose value is a `Vec` or an array (a tuple: below): the hidden sweeps of a function whose
 /// `wrt(..)` leaves `c` out run their derivatives (chosen at compile time, `found_of!`), so a caller may
 /// differentiate `c` through it. (Session 37 kept `c` constant there, and such a caller was
 /// `require_through!`'s compile error.)
@@ -440,6 +440,99 @@ fn an_order_2_caller_differentiates_an_excluded_parameter_through_a_callee_with_
                     1e-6,
                     "differentiating_c_2 Hessian by differences",
                 );
+            }
+        }
+    }
+}
+
+/// A callee with derivatives whose value is a tuple: planned as the `Vec` and array ones are.
+#[differentiable]
+fn dpair(c: f64) -> (f64, f64) {
+    (c.sin(), c * c)
+}
+
+#[differentiable(wrt(a))]
+fn through_dpair(a: f64, c: f64) -> f64 {
+    let (p, q) = dpair(c);
+    a * p + a * a * q
+}
+
+#[differentiable(wrt(a), order = 2)]
+fn through_dpair_2(a: f64, c: f64) -> f64 {
+    let (p, q) = dpair(c);
+    a * p + a * a * q
+}
+
+#[differentiable]
+fn differentiating_c_of_a_pair(x: f64, c: f64) -> f64 {
+    through_dpair(x, c * 0.5) + through_dpair(x, 1.5) + pair_2(x, 0.5)
+}
+
+#[differentiable(order = 2)]
+fn differentiating_c_of_a_pair_2(x: f64, c: f64) -> f64 {
+    through_dpair_2(x, c) * x
+}
+
+#[test]
+fn a_caller_differentiates_an_excluded_parameter_through_a_callee_of_a_tuple() {
+    // through_dpair(a, c) = a sin c + a² c².
+    let t = |a: f64, c: f64| a * c.sin() + a * a * c * c;
+    let f = |p: &[f64]| {
+        let (x, c) = (p[0], p[1]);
+        t(x, 0.5 * c) + t(x, 1.5) + x.cos() * 0.5 + x.powi(3) * 0.25
+    };
+    let g = |p: &[f64]| t(p[0], p[1]) * p[0];
+    let mut inputs = Inputs(38_008);
+    for _ in 0..16 {
+        let (x, c) = (2.0 * inputs.next(), 2.0 * inputs.next());
+        let (v, (gx, gc)) = differentiating_c_of_a_pair_grad(x, c);
+        assert_close(v, f(&[x, c]), 1e-12, "differentiating_c_of_a_pair");
+        assert_close(differentiating_c_of_a_pair(x, c), v, 1e-12, "as written");
+        let h = 0.5 * c;
+        let dx = h.sin() + 2.0 * x * h * h + 1.5f64.sin() + 2.0 * x * 2.25 - x.sin() * 0.5
+            + 0.75 * x * x;
+        let dc = 0.5 * (x * h.cos() + 2.0 * x * x * h);
+        assert_close(gx, dx, 1e-10, "d/dx");
+        assert_close(gc, dc, 1e-10, "d/dc");
+        assert_fd_gradient(f, &[x, c], &[gx, gc], "differentiating_c_of_a_pair");
+        let (_, tan) = differentiating_c_of_a_pair_jvp(x, c, (-0.4, 0.9));
+        assert_close(
+            tan,
+            -0.4 * dx + 0.9 * dc,
+            1e-10,
+            "differentiating_c_of_a_pair_jvp",
+        );
+
+        let (v, (gx, gc), hess) = differentiating_c_of_a_pair_2_hessian(x, c);
+        assert_close(v, g(&[x, c]), 1e-12, "differentiating_c_of_a_pair_2");
+        assert_close(differentiating_c_of_a_pair_2(x, c), v, 1e-12, "as written");
+        // x² sin c + x³ c².
+        let (dx, dc) = (
+            2.0 * x * c.sin() + 3.0 * x * x * c * c,
+            x * x * c.cos() + 2.0 * x.powi(3) * c,
+        );
+        assert_close(gx, dx, 1e-10, "d/dx of the order-2 caller");
+        assert_close(gc, dc, 1e-10, "d/dc of the order-2 caller");
+        assert_fd_gradient(g, &[x, c], &[gx, gc], "differentiating_c_of_a_pair_2");
+        let by_hand = [
+            [
+                2.0 * c.sin() + 6.0 * x * c * c,
+                2.0 * x * c.cos() + 6.0 * x * x * c,
+            ],
+            [
+                2.0 * x * c.cos() + 6.0 * x * x * c,
+                -x * x * c.sin() + 2.0 * x.powi(3),
+            ],
+        ];
+        let grad = |p: &[f64]| {
+            let (_, (gx, gc)) = differentiating_c_of_a_pair_2_grad(p[0], p[1]);
+            vec![gx, gc]
+        };
+        for i in 0..2 {
+            let column = hessian_column(grad, &[x, c], i);
+            for k in 0..2 {
+                assert_close(hess[k][i], by_hand[k][i], 1e-9, "Hessian");
+                assert_close(hess[k][i], column[k], 1e-6, "Hessian by differences");
             }
         }
     }

@@ -761,6 +761,37 @@ pub fn zero_like<T: Zero>(_value: &T) -> T {
     T::zero()
 }
 
+/// A zero of the type of `value`, a tuple of floats (`(f64, f64)`): the tangent of a call's tuple value
+/// where the callee has no derivatives (`autodiff-macros/src/maybe.rs`).
+#[inline]
+pub fn zero_tuple_like<T: ZeroTuple>(_value: &T) -> T {
+    T::zero_tuple()
+}
+
+/// A tuple of [`Zero`]s, of up to six parts: see [`zero_tuple_like`].
+pub trait ZeroTuple {
+    /// Each part zero.
+    fn zero_tuple() -> Self;
+}
+
+macro_rules! zero_tuple {
+    ($($t:ident),+) => {
+        impl<$($t: Zero),+> ZeroTuple for ($($t,)+) {
+            #[inline]
+            fn zero_tuple() -> Self {
+                ($($t::zero(),)+)
+            }
+        }
+    };
+}
+
+zero_tuple!(A);
+zero_tuple!(A, B);
+zero_tuple!(A, B, C);
+zero_tuple!(A, B, C, D);
+zero_tuple!(A, B, C, D, E);
+zero_tuple!(A, B, C, D, E, F);
+
 /// An output parameter of a caller passed on bare to a call (`total(out)`), as the callee's companion
 /// `vjp_out` and `jvp_out` take it: the cotangent of the buffer after the call (`&[T]`, or `T` for a float
 /// output), or in `jvp_out` the buffer of its tangent. The caller cannot see whether the callee writes the

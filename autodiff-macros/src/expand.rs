@@ -2401,7 +2401,7 @@ impl<'a> Generated<'a> {
             // In a generic copy, its calls through `copy_or_as_written!` that only parameters outside
             // `wrt(..)` reach (`maybe::CopyCall`), of one float or of an array (`copy_arrays`).
             let (copy_maybe, copy_arrays) = maybe::copy_plan(self.f, self.activity, &activity);
-            // In a generic copy, such a call whose value is a tuple, that takes one or writes an output: the copy's
+            // In a generic copy, such a call that takes a tuple or writes an output: the copy's
             // hidden sweeps keep the parameters outside `wrt(..)` constant, as the first order's do
             // (`constant` below, which its companion declares).
             let constant_copy = maybe.is_none()

@@ -484,7 +484,11 @@ impl Forward<'_, '_> {
                     // A call of a differentiable function: its companion's `jvp` gives value and tangent.
                     let (name, tangent) = (self.e.name(*var).clone(), self.e.tangent_name(*var));
                     let maybe = activity.is_maybe_call(*var);
-                    let call = self.call_jvp(maybe, false, callee, args, by_ref);
+                    let shape = match self.e.f.vars[var.0 as usize].tuple_arity {
+                        Some(_) => Shape::Tuple,
+                        None => Shape::Scalar,
+                    };
+                    let call = self.call_jvp(maybe, shape, callee, args, by_ref);
                     code.push(quote!(let (#name, #tangent) = #call;));
                     self.tangents.insert(*var, Tokens::Name(tangent));
                 }
@@ -703,7 +707,7 @@ impl Forward<'_, '_> {
     /// zero for an inactive float or array argument, `()` for any other.
     ///
     /// A call of the hidden sweeps that only parameters outside `wrt(..)` reach (`maybe`, `maybe.rs`; its
-    /// value an array or a `Vec` where `array`) runs the callee as written, with a zero tangent, where it
+    /// value of the shape `shape`) runs the callee as written, with a zero tangent, where it
     /// has no derivatives:
     ///
     /// ```text
@@ -713,7 +717,7 @@ impl Forward<'_, '_> {
     fn call_jvp(
         &mut self,
         maybe: bool,
-        array: bool,
+        shape: Shape,
         callee: &syn::ExprPath,
         args: &[Operand],
         by_ref: &[bool],
@@ -752,12 +756,15 @@ impl Forward<'_, '_> {
             Some(found) => {
                 let value = naming::fixed("value");
                 // (Of an array or a `Vec`: `zeros_like`, made before the value moves.)
-                let pair = match array {
-                    true => {
+                let pair = match shape {
+                    Shape::Array => {
                         let zero = naming::fixed("zero");
                         quote!(let #zero = ::autodiff::__private::zeros_like(&#value); (#value, #zero))
                     }
-                    false => quote!((#value, ::autodiff::__private::zero_like(&#value))),
+                    Shape::Tuple => {
+                        quote!((#value, ::autodiff::__private::zero_tuple_like(&#value)))
+                    }
+                    Shape::Scalar => quote!((#value, ::autodiff::__private::zero_like(&#value))),
                 };
                 let primal = crate::companion::primal_callee(callee, args.len());
                 quote!(if #found {
@@ -922,7 +929,7 @@ impl Forward<'_, '_> {
         {
             let tangent = self.array_tangent(array);
             let maybe = activity.is_maybe_array(array);
-            let call = self.call_jvp(maybe, true, callee, args, by_ref);
+            let call = self.call_jvp(maybe, Shape::Array, callee, args, by_ref);
             code.push(quote!(let (mut #name, mut #tangent) = #call;));
             return;
         }
@@ -1229,4 +1236,13 @@ impl Forward<'_, '_> {
             code.push(quote!(let #pattern #types = #branching;));
         }
     }
+}
+
+/// The value of a call whose tangent the forward sweep may have to make zero (`call_jvp`): one float, an
+/// array or a `Vec`, or a tuple of floats.
+#[derive(Clone, Copy, Debug)]
+enum Shape {
+    Scalar,
+    Array,
+    Tuple,
 }

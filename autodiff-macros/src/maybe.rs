@@ -32,10 +32,10 @@
 //! hidden sweeps choose by `found_of!` as above ([`copy_plan`]).
 //!
 //! Taken only where each maybe call is a call by a path whose value is one scalar (`let y = bump(..)`) or
-//! an array or a `Vec` (`let v = features(c)`, its cotangent buffer passed to `vjp_into`), no `fn` or
-//! `use` item in the body could hide a callee's name from the companion, the function is a free function
-//! without parameter structs, and its hidden sweeps are its own (not its generic copy's). Where another
-//! call only parameters outside `wrt(..)` reach has a tuple value or argument or writes an output
+//! an array, a `Vec` (`let v = features(c)`, its cotangent buffer passed to `vjp_into`) or a tuple, no
+//! `fn` or `use` item in the body could hide a callee's name from the companion, the function is a free
+//! function without parameter structs, and its hidden sweeps are its own (not its generic copy's). Where
+//! another call only parameters outside `wrt(..)` reach takes a tuple or writes an output
 //! ([`unplanned`]), the hidden sweeps keep those parameters constant and declare so
 //! ([`constant_through`]); elsewhere they need every callee's derivatives, as before: an error at the
 //! call, never a wrong derivative.
@@ -108,10 +108,10 @@ pub(crate) fn plan(
         match stmt {
             // The reverse sweep adds its cotangents through `vjp_into`, inside `if found_of!(..)`; not
             // through a function pointer or closure (`h(t)` of a parameter `h`), which has no companion.
+            // (Of a tuple too, `let (p, q) = pair(c)`: its tangent's zero is `zero_tuple_like`.)
             Stmt::Let { var, .. }
                 if crate::companion::companion_path(callee).is_some()
                     && f.vars[var.0 as usize].called_variable.is_none()
-                    && f.vars[var.0 as usize].tuple_arity.is_none()
                     && crate::reverse::adds_into_callers(f, all, args) =>
             {
                 maybe.insert(*var);
@@ -164,8 +164,7 @@ pub(crate) fn plan(
 
 /// Whether a call of `f` that only parameters outside `wrt(..)` reach (its arguments active in the hidden
 /// sweeps, `all`, and none in the function's own, `own`) is left where [`plan`] found no maybe calls: a
-/// call whose value is a tuple (`let (p, q) = pair(c)`), that takes a tuple (`h((0.5, c))`), or that
-/// writes an output parameter (`fill(c, &mut v)`), and then any other. The hidden sweeps then keep the
+/// call that takes a tuple (`h((0.5, c))`) or that writes an output parameter (`fill(c, &mut v)`), and then any other. The hidden sweeps then keep the
 /// parameters outside `wrt(..)` constant ([`constant_through`]).
 pub(crate) fn unplanned(f: &Function, own: &Activity, all: &Activity) -> bool {
     calls(f).iter().any(|(_, _, args)| {
@@ -573,7 +572,7 @@ pub(crate) fn copy_calls(
                 && args.iter().all(known)
                 && !args.iter().any(|a| own.is_active(a))
                 && (!args.iter().any(|a| all.is_active(a))
-                    || !planned_in_copy(f, stmt, args, all)
+                    || !planned_in_copy(stmt, args, all)
                     || crate::reverse::adds_into_callers(f, all, args))
         })
     };
@@ -625,7 +624,7 @@ pub(crate) fn copy_plan(
     let (mut maybe, mut arrays) = (BTreeSet::new(), BTreeSet::new());
     for (stmt, callee, args) in calls(f) {
         let chosen = CopyCall::of_callee(callee).is_some()
-            && planned_in_copy(f, stmt, args, all)
+            && planned_in_copy(stmt, args, all)
             && args.iter().any(|a| all.is_active(a))
             && !args.iter().any(|a| own.is_active(a));
         match stmt {
@@ -645,25 +644,21 @@ pub(crate) fn copy_plan(
 /// sweeps choose at compile time ([`copy_plan`]): its value one float (`let y = bump(..)`), none of its
 /// arguments a tuple. Another (`let v = features(c)`, `product((0.5, c))`) makes them keep the parameters
 /// outside `wrt(..)` constant ([`copy_unplanned`]).
-fn planned_in_copy(f: &Function, stmt: &Stmt, args: &[Operand], all: &Activity) -> bool {
-    let value = match stmt {
-        Stmt::Let { var, .. } => f.vars[var.0 as usize].tuple_arity.is_none(),
-        Stmt::NewArray { .. } => true,
-        _ => false,
-    };
+fn planned_in_copy(stmt: &Stmt, args: &[Operand], all: &Activity) -> bool {
+    let value = matches!(stmt, Stmt::Let { .. } | Stmt::NewArray { .. });
     value && !args.iter().any(|a| matches!(all.kind(a), Kind::Tuple(_)))
 }
 
 /// Whether the generic copy `f` (`own` the activity of its `wrt(..)`, `all` that of every float parameter)
 /// calls through `copy_or_as_written!` ([`CopyCall`]), reached only by parameters outside `wrt(..)`, a
-/// callee whose value is an array, a `Vec` or a tuple (`let v = features(c)`), or that takes a tuple
-/// (`product((0.5, c))`): the first order's hidden
+/// callee that takes a tuple (`product((0.5, c))`) or writes an output (`fill(c, &mut v)`): the first
+/// order's hidden
 /// sweeps keep those parameters constant there ([`unplanned`], [`constant_through`]), and so do the copy's,
 /// which then call it as its primal does, whether or not the callee has derivatives. (Callers
 /// differentiating such a parameter are `require_through!`'s error at their first order.)
 pub(crate) fn copy_unplanned(f: &Function, own: &Activity, all: &Activity) -> bool {
     calls(f).iter().any(|(stmt, callee, args)| {
-        !planned_in_copy(f, stmt, args, all)
+        !planned_in_copy(stmt, args, all)
             && CopyCall::of_callee(callee).is_some()
             && args.iter().any(|a| all.is_active(a))
             && !args.iter().any(|a| own.is_active(a))
@@ -769,6 +764,14 @@ mod tests {
 
     #[test]
     fn a_call_of_an_array_only_an_excluded_parameter_reaches_is_a_maybe_call() {
+        // A tuple: planned as a scalar one.
+        let src = "fn g(u: &[f64], t: f64) -> f64 { let (p, q) = pair(t); u[0] * p * q }";
+        let (calls, reached) = analysed(src, "wrt(u)").expect("a plan");
+        assert_eq!(calls, ["pair"]);
+        assert_eq!(
+            reached,
+            vec![Vec::<String>::new(), vec!["pair@0".to_string()]]
+        );
         // A `Vec` or an array: planned as a scalar one (its cotangent buffer passed to `vjp_into` where
         // the callee has derivatives), `t` declared through the callee's parameter.
         for body in [
@@ -797,11 +800,11 @@ mod tests {
 
     #[test]
     fn calls_of_tuples_and_outputs_only_excluded_parameters_reach_are_unplanned() {
-        // A tuple argument or result, an output: no plan, and `t` declared not through.
+        // A tuple argument, an output: no plan, and `t` declared not through; beside a planned call too.
         for body in [
             "u[0] * product((0.5, t))",
-            "let (p, q) = pair(t); u[0] * p * q",
             "let mut v = [0.0; 2]; fill(t, &mut v); u[0] * v[1]",
+            "let b = bump(t); u[0] * product((0.5, t)) * b",
         ] {
             let src = format!("fn g(u: &[f64], t: f64) -> f64 {{ {body} }}");
             assert!(analysed(&src, "wrt(u)").is_none(), "{body}");
@@ -957,10 +960,10 @@ mod tests {
 
     #[test]
     fn calls_that_cannot_be_chosen_at_compile_time_decline_the_plan() {
-        // A tuple result, an associated function, a nested `fn` that the companion could not name, a
+        // A tuple argument, an associated function, a nested `fn` that the companion could not name, a
         // function pointer.
         let declined = [
-            "fn g(u: &[f64], t: f64) -> f64 { let (a, b) = pair(t); u[0] * a * b }",
+            "fn g(u: &[f64], t: f64) -> f64 { u[0] * product((0.5, t)) }",
             "fn g(u: &[f64], t: f64) -> f64 { u[0] * Helper::bump(t) }",
             "fn g(u: &[f64], t: f64) -> f64 { fn bump(t: f64) -> f64 { t } u[0] * bump(t) }",
             "fn g(u: &[f64], t: f64, h: fn(f64) -> f64) -> f64 { u[0] * h(t) }",
