@@ -806,6 +806,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn write_back_lifts_a_helper_s_output_into_the_copy_s_array() {
+        let mut out = [
+            Dual::new(9.0, 1.0),
+            Dual::new(9.0, 1.0),
+            Dual::new(4.0, 2.0),
+        ];
+        write_back(&mut out[..], &[0.5f64, -2.0][..]);
+        let parts: Vec<(f64, f64)> = out.iter().map(|d| (d.re, d.eps)).collect();
+        // Each written element a constant; one the helper did not write keeps its value.
+        assert_eq!(parts, [(0.5, 0.0), (-2.0, 0.0), (4.0, 2.0)]);
+    }
+
+    #[test]
     fn plain_takes_the_value_and_lift_keeps_integers() {
         let x = Dual::new(Dual::new(1.5, 0.0), Dual::new(0.0, 0.0));
         assert_eq!(plain::<f64, _>(x, "g"), 1.5);

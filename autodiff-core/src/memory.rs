@@ -964,6 +964,15 @@ impl<T: Clone> Reusable for T {
 mod tests {
     use super::*;
 
+    #[test]
+    fn zero_tuple_like_makes_each_part_zero() {
+        let zero = zero_tuple_like(&(1.5f64, crate::Dual::new(2.0f64, 3.0), -4.0f32));
+        assert_eq!(
+            (zero.0, zero.1.re, zero.1.eps, zero.2),
+            (0.0, 0.0, 0.0, 0.0)
+        );
+    }
+
     /// Pushes `n` values counted by an `Rc`, pops `popped` of them (checking each), and drops the tape
     /// with the rest: every value is dropped exactly once, across the inline slots and the heap.
     fn round_trip(n: usize, popped: usize, reserve: usize) {
