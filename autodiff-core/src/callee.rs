@@ -622,7 +622,7 @@ pub struct Slot<const THROUGH: bool>;
     label = "no derivative comes back through this parameter",
     note = "the function called computes its value from the argument through a function that is not `#[differentiable]` or `#[custom_gradient]`, and no `#[gradient_of]` registers its gradient; as `wrt(..)` leaves the parameter out, the function compiles, but gives no derivative through it",
     note = "put `#[differentiable]` (or `#[custom_gradient]`, or a `#[gradient_of]` registration) on that function, or pass `autodiff::stop_gradient(..)` as the argument if it is meant as a constant",
-    note = "where the function called passes the parameter to a call whose value is an array or a tuple, that takes a tuple or that writes an output parameter, it keeps the parameter constant whether or not that callee has derivatives: to differentiate through it, add it to the `wrt(..)` of the function called"
+    note = "where the function called passes the parameter to a call that takes a tuple or that writes an output parameter, it keeps the parameter constant whether or not that callee has derivatives: to differentiate through it, add it to the `wrt(..)` of the function called"
 )]
 pub trait DifferentiatedThrough {}
 
@@ -752,10 +752,18 @@ pub fn copy_of<C: crate::private::GenericCopy>(_found: C) -> C::Copy {
 /// through [`constant`](crate::private::constant) to the copy. An argument `[f64]` is a reference to an
 /// array of floats (`&w`): as it is to the copy, to the function as written a reference to its values
 /// ([`plain_array`](crate::private::plain_array), which panics on a tangent as `plain` does), in the
-/// array's shape (a `Vec` or `[f64; N]`).
+/// array's shape (a `Vec` or `[f64; N]`). An argument `(_, _)` is a tuple of floats by value
+/// (`product((0.5, c))`): as it is to the copy, its values ([`plain_tuple`](crate::private::plain_tuple),
+/// in the callee's float types) to the function as written. The result may be a float, a `Vec`, an array
+/// or a tuple of them (`features(c)`), which [`Lift`](crate::private::Lift) lifts as a whole. An argument
+/// `[mut f64]` is an array of floats the function writes (`fill(c, &mut v)`): as it is to the copy, to the
+/// function as written a buffer of its values (as `plain_array` gives them), written back into it after the
+/// call ([`write_back`](crate::private::write_back)).
 ///
 /// ```text
 /// (copy_or_as_written!(bump, __S, (__a0: f64, __a1: f64)))(lit::<__S>(0.5), t)
+/// (copy_or_as_written!(product, __S, (__a0: (_, _))))((lit::<__S>(0.5), c))
+/// (copy_or_as_written!(fill, __S, (__a0: f64, __a1: [mut f64])))(c, &mut v)
 /// (copy_or_as_written!(shapes::bump, __S, (__a0: f64, __a1: _, __a2: const), __autodiff_gradient_of__shapes__bump))(x, n, HALF)
 /// (copy_or_as_written!(plain_sum, __S, (__a0: [f64])))(&w)
 /// ```
@@ -811,13 +819,21 @@ macro_rules! copy_or_as_written {
                         .call_on($($crate::copy_or_as_written!(@copy $a, $ty, $scalar)),*)
                 },
                 |($($a,)*)| {
-                    $(let $a = $crate::copy_or_as_written!(@plain $a, $ty, $path);)*
-                    $path($($crate::copy_or_as_written!(@pass $a, $ty)),*)
+                    $(
+                        #[allow(unused_mut)]
+                        let mut $a = $crate::copy_or_as_written!(@plain $a, $ty, $path);
+                    )*
+                    #[allow(clippy::let_unit_value)]
+                    let __result = $path($($crate::copy_or_as_written!(@pass $a, $ty)),*);
+                    $($crate::copy_or_as_written!(@back $a, $ty);)*
+                    __result
                 },
             )
         }
     }};
+    (@type $scalar:ty, [mut $ty:ty]) => { &mut [$scalar] };
     (@type $scalar:ty, [$ty:ty]) => { _ };
+    (@type $scalar:ty, ($($part:tt)*)) => { _ };
     (@type $scalar:ty, _) => { _ };
     (@type $scalar:ty, const) => { _ };
     (@type $scalar:ty, $ty:ty) => { $scalar };
@@ -825,16 +841,30 @@ macro_rules! copy_or_as_written {
     (@copy $a:ident, $ty:tt, $scalar:ty) => { $a };
     // (Bound by `let` and lent by `Borrow`: `&plain_array(..)` passed to a `&[f64]` parameter would make
     // rustc infer the array's shape from the parameter's type, `[f64]`, before it knows the argument's.)
+    // (The copy's array, and a buffer of its values that the callee writes.)
+    (@plain $a:ident, [mut $ty:ty], $path:path) => {
+        {
+            let __values = $crate::private::plain_array::<$ty, _>(&*$a, ::core::stringify!($path));
+            ($a, __values)
+        }
+    };
     (@plain $a:ident, [$ty:ty], $path:path) => {
         $crate::private::plain_array::<$ty, _>($a, ::core::stringify!($path))
+    };
+    (@plain $a:ident, ($($part:tt)*), $path:path) => {
+        $crate::private::plain_tuple($a, ::core::stringify!($path))
     };
     (@plain $a:ident, _, $path:path) => { $a };
     (@plain $a:ident, const, $path:path) => { $a };
     (@plain $a:ident, $ty:ty, $path:path) => {
         $crate::private::plain::<$ty, _>($a, ::core::stringify!($path))
     };
+    (@pass $a:ident, [mut $ty:ty]) => { ::core::borrow::BorrowMut::borrow_mut(&mut $a.1) };
     (@pass $a:ident, [$ty:ty]) => { ::core::borrow::Borrow::borrow(&$a) };
     (@pass $a:ident, $ty:tt) => { $a };
+    // The buffer written back into the copy's array, lifted.
+    (@back $a:ident, [mut $ty:ty]) => { $crate::private::write_back(&mut $a.0[..], &$a.1[..]) };
+    (@back $a:ident, $ty:tt) => {};
 }
 
 /// The derivative `item` (`vjp_into`, `jvp`) of the generic copy of what the first order finds for the

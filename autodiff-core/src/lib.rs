@@ -69,8 +69,8 @@ pub mod private {
     pub use crate::lift::{
         array_values, at, block_value, cast, constant, constant_array, constant_vec, dual_array,
         dual_vec, eps_parts_into, hessian_from_columns, lanes, lift, lit, plain, plain_array,
-        plain_tuple, re_parts, round_f32, to_int, tuple_values, value, ArrayValues, BlockValue,
-        Constant, Kind, Lift, Parts, ResultCheck, TupleValues,
+        plain_tuple, re_parts, round_f32, to_int, tuple_values, value, write_back, ArrayValues,
+        BlockValue, Constant, Kind, Lift, Parts, ResultCheck, TupleValues,
     };
     pub use crate::map_float::{constant_struct, dual_struct, eps_struct, re_struct, MapFloat};
     pub use crate::matrix::{
@@ -82,8 +82,8 @@ pub mod private {
         accumulate, accumulate_into_slot, add_into_slot, add_output_cotangent, add_to,
         call_cotangent, clear, copy_into, copy_len, cotangent, dot, gradient_buffer, grow_to,
         load_or_zero, nth, output_cotangent, output_tangent, slot_or_scratch, snapshot, sum,
-        tangent, window_len, zero_like, zeros_like, ArrayLike, ArrayTape, FromElements, PassOn,
-        Passed, Reusable, Scratch, SnapshotTape, Tape, TapeReader,
+        tangent, window_len, zero_like, zero_tuple_like, zeros_like, ArrayLike, ArrayTape,
+        FromElements, PassOn, Passed, Reusable, Scratch, SnapshotTape, Tape, TapeReader,
     };
     pub use crate::multi_dual::MultiDual;
     pub use crate::rules;

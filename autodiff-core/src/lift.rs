@@ -234,6 +234,17 @@ pub fn plain_array<F: Float, A: ArrayValues<F>>(array: A, callee: &'static str) 
     array.plain_values(callee)
 }
 
+/// Writes the values that a helper called as written put into `values` (a buffer of `plain_array`'s) back
+/// into `out`, the generic copy's array, each lifted to its float type `S` (a constant there): for a call
+/// to a helper without derivatives writing an output (`fill(c, &mut v)`) that only parameters outside
+/// `wrt(..)` reach.
+#[inline]
+pub fn write_back<S, F: Lift<S, Out = S> + Copy>(out: &mut [S], values: &[F]) {
+    for (out, value) in out.iter_mut().zip(values) {
+        *out = value.lift();
+    }
+}
+
 /// The values of a tuple of floats (`(0.5, stop_gradient(c))`) in the float types of the callee's
 /// tuple parameter (`(f64, f64)`, which rustc infers from the call), for a call to `callee` that the
 /// generic copy of an `f64` function makes as written, none of its arguments differentiated: each
@@ -793,6 +804,19 @@ impl<T: num_traits::Zero> BlockValue for T {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn write_back_lifts_a_helper_s_output_into_the_copy_s_array() {
+        let mut out = [
+            Dual::new(9.0, 1.0),
+            Dual::new(9.0, 1.0),
+            Dual::new(4.0, 2.0),
+        ];
+        write_back(&mut out[..], &[0.5f64, -2.0][..]);
+        let parts: Vec<(f64, f64)> = out.iter().map(|d| (d.re, d.eps)).collect();
+        // Each written element a constant; one the helper did not write keeps its value.
+        assert_eq!(parts, [(0.5, 0.0), (-2.0, 0.0), (4.0, 2.0)]);
+    }
 
     #[test]
     fn plain_takes_the_value_and_lift_keeps_integers() {

@@ -761,6 +761,37 @@ pub fn zero_like<T: Zero>(_value: &T) -> T {
     T::zero()
 }
 
+/// A zero of the type of `value`, a tuple of floats (`(f64, f64)`): the tangent of a call's tuple value
+/// where the callee has no derivatives (`autodiff-macros/src/maybe.rs`).
+#[inline]
+pub fn zero_tuple_like<T: ZeroTuple>(_value: &T) -> T {
+    T::zero_tuple()
+}
+
+/// A tuple of [`Zero`]s, of up to six parts: see [`zero_tuple_like`].
+pub trait ZeroTuple {
+    /// Each part zero.
+    fn zero_tuple() -> Self;
+}
+
+macro_rules! zero_tuple {
+    ($($t:ident),+) => {
+        impl<$($t: Zero),+> ZeroTuple for ($($t,)+) {
+            #[inline]
+            fn zero_tuple() -> Self {
+                ($($t::zero(),)+)
+            }
+        }
+    };
+}
+
+zero_tuple!(A);
+zero_tuple!(A, B);
+zero_tuple!(A, B, C);
+zero_tuple!(A, B, C, D);
+zero_tuple!(A, B, C, D, E);
+zero_tuple!(A, B, C, D, E, F);
+
 /// An output parameter of a caller passed on bare to a call (`total(out)`), as the callee's companion
 /// `vjp_out` and `jvp_out` take it: the cotangent of the buffer after the call (`&[T]`, or `T` for a float
 /// output), or in `jvp_out` the buffer of its tangent. The caller cannot see whether the callee writes the
@@ -932,6 +963,15 @@ impl<T: Clone> Reusable for T {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zero_tuple_like_makes_each_part_zero() {
+        let zero = zero_tuple_like(&(1.5f64, crate::Dual::new(2.0f64, 3.0), -4.0f32));
+        assert_eq!(
+            (zero.0, zero.1.re, zero.1.eps, zero.2),
+            (0.0, 0.0, 0.0, 0.0)
+        );
+    }
 
     /// Pushes `n` values counted by an `Rc`, pops `popped` of them (checking each), and drops the tape
     /// with the rest: every value is dropped exactly once, across the inline slots and the heap.

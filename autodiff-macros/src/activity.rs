@@ -29,6 +29,8 @@ pub(crate) struct Activity {
     /// The calls (by their results) that only parameters outside `wrt(..)` make active, in the hidden
     /// `__vjp_all` and `__jvp_all`: their callees may have no derivatives (`maybe.rs`).
     maybe_calls: std::collections::BTreeSet<Var>,
+    /// Those whose value is an array or a `Vec` (`let v = features(c)`), by the array.
+    maybe_arrays: std::collections::BTreeSet<Array>,
     /// Does each call check that its callee differentiates through the parameters its differentiated
     /// arguments go to (`companion::require_through`)? Not in the hidden sweeps of `maybe.rs`, whose
     /// companion declares what they reach instead.
@@ -67,6 +69,11 @@ impl Activity {
         self.maybe_calls.contains(&var)
     }
 
+    /// [`Self::is_maybe_call`] of a call whose value is the array `array`.
+    pub(crate) fn is_maybe_array(&self, array: Array) -> bool {
+        self.maybe_arrays.contains(&array)
+    }
+
     /// The positions of `args` that a call differentiates, for its check that the callee differentiates
     /// through the parameters there (`companion::require_through`); none where the companion of
     /// `maybe.rs` declares them instead.
@@ -86,6 +93,18 @@ impl Activity {
         self.maybe_calls = maybe_calls;
         self.checks_calls = false;
         self
+    }
+
+    /// [`Self::with_maybe_calls`], and the calls whose values are the arrays `maybe_arrays`.
+    pub(crate) fn with_maybe_arrays(
+        self,
+        maybe_calls: std::collections::BTreeSet<Var>,
+        maybe_arrays: std::collections::BTreeSet<Array>,
+    ) -> Self {
+        Activity {
+            maybe_arrays,
+            ..self.with_maybe_calls(maybe_calls)
+        }
     }
 
     pub(crate) fn is_active_var(&self, var: Var) -> bool {
@@ -121,6 +140,7 @@ pub(crate) fn analyze(
         array_elems: vec![Kind::Unknown; f.arrays.len()],
         float_params: float_params.to_vec(),
         maybe_calls: std::collections::BTreeSet::new(),
+        maybe_arrays: std::collections::BTreeSet::new(),
         checks_calls: true,
     };
     for (var, param) in f.params.iter().zip(&sig.params) {

@@ -408,7 +408,7 @@ fn try_expand(
                     f,
                     own,
                     activity,
-                    plain_calls(f, own, sig),
+                    plain_calls_of_values(f, own, sig),
                     &plain,
                 ));
             }
@@ -1157,6 +1157,27 @@ pub(crate) fn plain_calls(
     activity: &Activity,
     sig: &Signature,
 ) -> Vec<crate::shadow::PlainCall> {
+    plain_calls_with(f, activity, sig, false)
+}
+
+/// [`plain_calls`] with, where `array_results`, the calls whose value is an array or a `Vec` of floats
+/// (`let v = features(c)`) or that write arrays (`fill(c, &mut v)`) among them: the candidates of
+/// `maybe::copy_calls`, which the generic copy calls through `copy_or_as_written!` (its `Lift` lifts such
+/// a value as a whole, an output is written back). Elsewhere such a call goes to the callee's copy.
+pub(crate) fn plain_calls_of_values(
+    f: &Function,
+    activity: &Activity,
+    sig: &Signature,
+) -> Vec<crate::shadow::PlainCall> {
+    plain_calls_with(f, activity, sig, true)
+}
+
+fn plain_calls_with(
+    f: &Function,
+    activity: &Activity,
+    sig: &Signature,
+    array_results: bool,
+) -> Vec<crate::shadow::PlainCall> {
     use crate::ir::{ArrayInit, Kind, Operand, Stmt, Value};
     let float = |k: &Kind| matches!(k, Kind::Float(_));
     let mut plain: Vec<crate::shadow::PlainCall> = Vec::new();
@@ -1216,6 +1237,22 @@ pub(crate) fn plain_calls(
                 constant_result = true;
                 (callee, args, Some(by_ref))
             }
+            Stmt::NewArray {
+                init:
+                    ArrayInit::Call {
+                        callee,
+                        args,
+                        by_ref,
+                    },
+                ..
+            } if array_results => (callee, args, Some(by_ref)),
+            // (And the calls writing arrays of floats, `fill(c, &mut v)`.)
+            Stmt::CallOut {
+                callee,
+                args,
+                by_ref,
+                ..
+            } if array_results => (callee, args, Some(by_ref)),
             Stmt::NewArray {
                 init: ArrayInit::Call { callee, args, .. },
                 ..
@@ -1498,7 +1535,13 @@ fn first_order_copy_calls(
     let all = activity::analyze(f, &all_active(sig), float_params, &mut Errors::default());
     let all_plain = plain_calls(f, &all, sig);
     let maybe = match maybe {
-        true => maybe::copy_calls(f, activity, &all, plain_calls(f, activity, sig), &all_plain),
+        true => maybe::copy_calls(
+            f,
+            activity,
+            &all,
+            plain_calls_of_values(f, activity, sig),
+            &all_plain,
+        ),
         false => Vec::new(),
     };
     let mut plain: Vec<crate::shadow::PlainCall> = all_plain
@@ -2356,8 +2399,20 @@ impl<'a> Generated<'a> {
                 })
                 .flatten();
             // In a generic copy, its calls through `copy_or_as_written!` that only parameters outside
-            // `wrt(..)` reach (`maybe::CopyCall`).
-            let copy_maybe = maybe::copy_plan(self.f, self.activity, &activity);
+            // `wrt(..)` reach (`maybe::CopyCall`), of one float or of an array (`copy_arrays`).
+            let (copy_maybe, copy_arrays) = maybe::copy_plan(self.f, self.activity, &activity);
+            // In a generic copy, such a call that takes a tuple or writes an output: the copy's
+            // hidden sweeps keep the parameters outside `wrt(..)` constant, as the first order's do
+            // (`constant` below, which its companion declares).
+            let constant_copy = maybe.is_none()
+                && !own_sweeps
+                && flat_all.is_none()
+                && self.sig.outputs().next().is_none()
+                && maybe::copy_unplanned(self.f, self.activity, &activity);
+            let (copy_maybe, copy_arrays) = match constant_copy {
+                true => Default::default(),
+                false => (copy_maybe, copy_arrays),
+            };
             // Where such a call cannot be chosen at compile time (an array or tuple value, a tuple
             // argument, an output parameter: `let v = features(c)` with `c` outside `wrt(..)`), the hidden
             // sweeps keep the parameters outside `wrt(..)` constant, as the function's own sweeps do, and
@@ -2368,18 +2423,28 @@ impl<'a> Generated<'a> {
                 && own_sweeps
                 && self.sig.outputs().next().is_none()
                 && copy_maybe.is_empty()
+                && copy_arrays.is_empty()
                 && maybe::unplanned(self.f, self.activity, &activity);
             let (activity, through) = match &maybe {
                 Some(maybe) => (
-                    activity
-                        .with_maybe_calls(maybe.calls.iter().chain(&copy_maybe).copied().collect()),
+                    activity.with_maybe_arrays(
+                        maybe.calls.iter().chain(&copy_maybe).copied().collect(),
+                        maybe.arrays.iter().chain(&copy_arrays).copied().collect(),
+                    ),
                     Some(maybe.through_const()),
                 ),
                 None if constant => (
                     activity::analyze(self.f, self.sig, &float_params, &mut Errors::default()),
                     Some(maybe::constant_through(self.sig, &all)),
                 ),
-                None => (activity.with_maybe_calls(copy_maybe.clone()), None),
+                None if constant_copy => (
+                    activity::analyze(self.f, self.sig, &float_params, &mut Errors::default()),
+                    None,
+                ),
+                None => (
+                    activity.with_maybe_arrays(copy_maybe.clone(), copy_arrays.clone()),
+                    None,
+                ),
             };
             let (d_ret, tangent) = (naming::fixed("d_ret"), naming::fixed("tangent"));
             let (vjp_body, jvp_body) = match &flat_all {
@@ -2421,8 +2486,10 @@ impl<'a> Generated<'a> {
             // user's to allow on the function, not here.
             // A maybe call's fallback item never returns (`!`): `diverging_sub_expression` in the branch
             // that only a callee without derivatives takes, which never runs it.
-            let diverging = ((maybe.as_ref()).is_some_and(|maybe| !maybe.calls.is_empty())
-                || !copy_maybe.is_empty())
+            let diverging = ((maybe.as_ref())
+                .is_some_and(|maybe| !maybe.calls.is_empty() || !maybe.arrays.is_empty())
+                || !copy_maybe.is_empty()
+                || !copy_arrays.is_empty())
             .then(|| quote!(, clippy::diverging_sub_expression));
             let extra = quote! {
                 #through

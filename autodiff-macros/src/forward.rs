@@ -483,7 +483,12 @@ impl Forward<'_, '_> {
                 } if self.tangent.contains(var) => {
                     // A call of a differentiable function: its companion's `jvp` gives value and tangent.
                     let (name, tangent) = (self.e.name(*var).clone(), self.e.tangent_name(*var));
-                    let call = self.call_jvp(Some(*var), callee, args, by_ref);
+                    let maybe = activity.is_maybe_call(*var);
+                    let shape = match self.e.f.vars[var.0 as usize].tuple_arity {
+                        Some(_) => Shape::Tuple,
+                        None => Shape::Scalar,
+                    };
+                    let call = self.call_jvp(maybe, shape, callee, args, by_ref);
                     code.push(quote!(let (#name, #tangent) = #call;));
                     self.tangents.insert(*var, Tokens::Name(tangent));
                 }
@@ -701,8 +706,9 @@ impl Forward<'_, '_> {
     /// `f`'s companion's `jvp(args, (tangents,))` for a call of a differentiable function: one tangent per argument, a
     /// zero for an inactive float or array argument, `()` for any other.
     ///
-    /// A call of the hidden sweeps that only parameters outside `wrt(..)` reach (`var` a maybe call,
-    /// `maybe.rs`) runs the callee as written, with a zero tangent, where it has no derivatives:
+    /// A call of the hidden sweeps that only parameters outside `wrt(..)` reach (`maybe`, `maybe.rs`; its
+    /// value of the shape `shape`) runs the callee as written, with a zero tangent, where it
+    /// has no derivatives:
     ///
     /// ```text
     /// if found_of!(bump) { derivative_of!(@unchecked bump, ..).jvp(0.5, t, (0.0, __t_t)) }
@@ -710,14 +716,13 @@ impl Forward<'_, '_> {
     /// ```
     fn call_jvp(
         &mut self,
-        var: Option<Var>,
+        maybe: bool,
+        shape: Shape,
         callee: &syn::ExprPath,
         args: &[Operand],
         by_ref: &[bool],
     ) -> TokenStream {
-        let found = var
-            .filter(|v| self.e.activity.is_maybe_call(*v))
-            .and_then(|_| crate::companion::found_of(callee));
+        let found = maybe.then(|| crate::companion::found_of(callee)).flatten();
         let any = quote!(impl ::core::marker::Sized);
         let jvp = match found {
             Some(_) => {
@@ -750,12 +755,23 @@ impl Forward<'_, '_> {
         let call = match found {
             Some(found) => {
                 let value = naming::fixed("value");
+                // (Of an array or a `Vec`: `zeros_like`, made before the value moves.)
+                let pair = match shape {
+                    Shape::Array => {
+                        let zero = naming::fixed("zero");
+                        quote!(let #zero = ::autodiff::__private::zeros_like(&#value); (#value, #zero))
+                    }
+                    Shape::Tuple => {
+                        quote!((#value, ::autodiff::__private::zero_tuple_like(&#value)))
+                    }
+                    Shape::Scalar => quote!((#value, ::autodiff::__private::zero_like(&#value))),
+                };
                 let primal = crate::companion::primal_callee(callee, args.len());
                 quote!(if #found {
                     #call
                 } else {
                     let #value = #primal(#(#call_args),*);
-                    (#value, ::autodiff::__private::zero_like(&#value))
+                    #pair
                 })
             }
             None => call,
@@ -912,7 +928,8 @@ impl Forward<'_, '_> {
         ) = (init, activity.is_active_array(array))
         {
             let tangent = self.array_tangent(array);
-            let call = self.call_jvp(None, callee, args, by_ref);
+            let maybe = activity.is_maybe_array(array);
+            let call = self.call_jvp(maybe, Shape::Array, callee, args, by_ref);
             code.push(quote!(let (mut #name, mut #tangent) = #call;));
             return;
         }
@@ -1219,4 +1236,13 @@ impl Forward<'_, '_> {
             code.push(quote!(let #pattern #types = #branching;));
         }
     }
+}
+
+/// The value of a call whose tangent the forward sweep may have to make zero (`call_jvp`): one float, an
+/// array or a `Vec`, or a tuple of floats.
+#[derive(Clone, Copy, Debug)]
+enum Shape {
+    Scalar,
+    Array,
+    Tuple,
 }

@@ -31,15 +31,18 @@
 //! derivatives, else the helper as written on the values of its arguments, constants there; the copy's
 //! hidden sweeps choose by `found_of!` as above ([`copy_plan`]).
 //!
-//! Taken only where each maybe call is a call by a path whose value is one scalar (`let y = bump(..)`),
-//! no `fn` or `use` item in the body could hide a callee's name from the companion, the function is a free
-//! function without parameter structs, and its hidden sweeps are its own (not its generic copy's).
-//! Elsewhere the hidden sweeps need every callee's derivatives, as before: an error at the call, never a
-//! wrong derivative.
+//! Taken only where each maybe call is a call by a path whose value is one scalar (`let y = bump(..)`) or
+//! an array, a `Vec` (`let v = features(c)`, its cotangent buffer passed to `vjp_into`) or a tuple, no
+//! `fn` or `use` item in the body could hide a callee's name from the companion, the function is a free
+//! function without parameter structs, and its hidden sweeps are its own (not its generic copy's). Where
+//! another call only parameters outside `wrt(..)` reach takes a tuple or writes an output
+//! ([`unplanned`]), the hidden sweeps keep those parameters constant and declare so
+//! ([`constant_through`]); elsewhere they need every callee's derivatives, as before: an error at the
+//! call, never a wrong derivative.
 
 use crate::activity::{self, Activity};
 use crate::errors::Errors;
-use crate::ir::{ArrayInit, Function, Kind, Operand, Stmt, Value, Var};
+use crate::ir::{Array, ArrayInit, Function, Kind, Operand, Stmt, Value, Var};
 use crate::signature::Signature;
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
@@ -49,6 +52,8 @@ use std::collections::BTreeSet;
 pub(crate) struct Maybe {
     /// The maybe calls, by their results.
     pub(crate) calls: BTreeSet<Var>,
+    /// Those whose value is an array or a `Vec` (`let v = features(c)`), by the array.
+    pub(crate) arrays: BTreeSet<Array>,
     /// For each parameter outside `wrt(..)` (in declaration order; empty for the others): each call by a
     /// path it reaches, and the argument position there.
     pub(crate) reached: Vec<Vec<(syn::ExprPath, usize)>>,
@@ -93,6 +98,7 @@ pub(crate) fn plan(
         return None;
     }
     let mut maybe = BTreeSet::new();
+    let mut arrays = BTreeSet::new();
     for (stmt, callee, args) in calls(f) {
         let reached_only_by_others =
             args.iter().any(|a| all.is_active(a)) && !args.iter().any(|a| own.is_active(a));
@@ -102,13 +108,21 @@ pub(crate) fn plan(
         match stmt {
             // The reverse sweep adds its cotangents through `vjp_into`, inside `if found_of!(..)`; not
             // through a function pointer or closure (`h(t)` of a parameter `h`), which has no companion.
+            // (Of a tuple too, `let (p, q) = pair(c)`: its tangent's zero is `zero_tuple_like`.)
             Stmt::Let { var, .. }
                 if crate::companion::companion_path(callee).is_some()
                     && f.vars[var.0 as usize].called_variable.is_none()
-                    && f.vars[var.0 as usize].tuple_arity.is_none()
                     && crate::reverse::adds_into_callers(f, all, args) =>
             {
                 maybe.insert(*var);
+            }
+            // Of an array or a `Vec` (`let v = features(c)`): its cotangent buffer, as any array call's.
+            Stmt::NewArray { array, .. }
+                if crate::companion::companion_path(callee).is_some()
+                    && f.arrays[array.0 as usize].matrix.is_none()
+                    && crate::reverse::adds_into_callers(f, all, args) =>
+            {
+                arrays.insert(*array);
             }
             _ => return None,
         }
@@ -138,20 +152,20 @@ pub(crate) fn plan(
     }
     // Without maybe calls, a parameter outside `wrt(..)` passed to another function with such a
     // parameter: declared here too, as the hidden sweeps do not check their calls.
-    if maybe.is_empty() && reached.iter().all(Vec::is_empty) {
+    if maybe.is_empty() && arrays.is_empty() && reached.iter().all(Vec::is_empty) {
         return None;
     }
     Some(Maybe {
         calls: maybe,
+        arrays,
         reached,
     })
 }
 
 /// Whether a call of `f` that only parameters outside `wrt(..)` reach (its arguments active in the hidden
 /// sweeps, `all`, and none in the function's own, `own`) is left where [`plan`] found no maybe calls: a
-/// call whose value is an array or a tuple (`let v = features(c)`), that takes a tuple
-/// (`h((0.5, c))`), or that writes an output parameter (`fill(c, &mut v)`). The hidden sweeps then keep
-/// the parameters outside `wrt(..)` constant ([`constant_through`]).
+/// call that takes a tuple (`h((0.5, c))`) or that writes an output parameter (`fill(c, &mut v)`), and then any other. The hidden sweeps then keep the
+/// parameters outside `wrt(..)` constant ([`constant_through`]).
 pub(crate) fn unplanned(f: &Function, own: &Activity, all: &Activity) -> bool {
     calls(f).iter().any(|(_, _, args)| {
         args.iter().any(|a| all.is_active(a)) && !args.iter().any(|a| own.is_active(a))
@@ -232,6 +246,21 @@ pub(crate) enum CopyArg {
     /// copy, a reference to its values (`__private::plain_array`) for the callee as written. Written
     /// `[f64]`.
     Array(Box<syn::Type>),
+    /// An array of floats that the callee writes (`&mut v`), of the element type as written (`f64`): as it
+    /// is in the copy; for the callee as written, a buffer of its values (`__private::plain_array`) whose
+    /// elements are written back after the call, lifted (`__private::write_back`). Written `[mut f64]`, the
+    /// callee form's `&mut [f64]`.
+    Output(Box<syn::Type>),
+    /// A tuple of this many floats passed by value (`product((0.5, c))`): as it is in the copy, its
+    /// values in the callee's float types (`__private::plain_tuple`) for the callee as written. Written
+    /// `(_, _)`.
+    Tuple(usize),
+}
+
+/// `(_, _)`: the mode of a [`CopyArg::Tuple`] of `n` floats.
+fn infer_tuple(n: usize) -> TokenStream {
+    let parts = (0..n).map(|_| quote!(_));
+    quote!((#(#parts),*))
 }
 
 /// The name of the last segment of the callee form of a [`CopyCall`].
@@ -260,6 +289,8 @@ impl CopyCall {
             CopyArg::Other => quote!(_),
             CopyArg::Constant => quote!(const),
             CopyArg::Array(ty) => quote!([#ty]),
+            CopyArg::Output(ty) => quote!([mut #ty]),
+            CopyArg::Tuple(n) => infer_tuple(*n),
         });
         let registered = self.registered();
         quote!(
@@ -278,6 +309,8 @@ impl CopyCall {
             CopyArg::Other => quote!(_),
             CopyArg::Constant => quote!(()),
             CopyArg::Array(ty) => quote!([#ty]),
+            CopyArg::Output(ty) => quote!(&mut [#ty]),
+            CopyArg::Tuple(n) => infer_tuple(*n),
         });
         syn::parse_quote!(<#path as ::autodiff::__private::GenericCopy>::Copy::#name::<#scalar, #(#modes),*>)
     }
@@ -304,7 +337,12 @@ impl CopyCall {
                 Some(match t? {
                     syn::Type::Infer(_) => CopyArg::Other,
                     syn::Type::Tuple(t) if t.elems.is_empty() => CopyArg::Constant,
+                    syn::Type::Tuple(t) => CopyArg::Tuple(t.elems.len()),
                     syn::Type::Slice(t) => CopyArg::Array(t.elem),
+                    syn::Type::Reference(r) if r.mutability.is_some() => match *r.elem {
+                        syn::Type::Slice(t) => CopyArg::Output(t.elem),
+                        _ => return None,
+                    },
                     t => CopyArg::Float(Box::new(t)),
                 })
             })
@@ -347,9 +385,23 @@ impl CopyCall {
                         if input.parse::<Option<syn::Token![const]>>()?.is_some() {
                             return Ok(CopyArg::Constant);
                         }
+                        // `[mut f64]`, not a type.
+                        let fork = input.fork();
+                        let written = (|| {
+                            let inner;
+                            syn::bracketed!(inner in fork);
+                            inner.parse::<syn::Token![mut]>()?;
+                            inner.parse::<syn::Type>()
+                        })();
+                        if let Ok(ty) = written {
+                            use syn::parse::discouraged::Speculative;
+                            input.advance_to(&fork);
+                            return Ok(CopyArg::Output(Box::new(ty)));
+                        }
                         Ok(match input.parse::<syn::Type>()? {
                             syn::Type::Infer(_) => CopyArg::Other,
                             syn::Type::Slice(t) => CopyArg::Array(t.elem),
+                            syn::Type::Tuple(t) => CopyArg::Tuple(t.elems.len()),
                             t => CopyArg::Float(Box::new(t)),
                         })
                     },
@@ -443,24 +495,84 @@ pub(crate) fn copy_calls(
             let info = &f.arrays[array.0 as usize];
             info.matrix.is_none() && !info.output && matches!(own.elem_kind(*array), Kind::Float(_))
         }
-        _ => matches!(own.kind(a), Kind::Float(_) | Kind::Int | Kind::Bool),
+        // A tuple of floats (`product((0.5, c))`), which `plain_calls` passes by value only.
+        _ => match own.kind(a) {
+            Kind::Float(_) | Kind::Int | Kind::Bool => true,
+            Kind::Tuple(parts) => parts.iter().all(|k| matches!(k, Kind::Float(_))),
+            _ => false,
+        },
     };
     let eligible = |name: &str| {
         calls(f).into_iter().all(|(stmt, callee, args)| {
             if callee.path.to_token_stream().to_string() != name {
                 return true;
             }
-            let one_scalar = matches!(stmt, Stmt::Let { var, .. }
-                if f.vars[var.0 as usize].called_variable.is_none()
-                    && f.vars[var.0 as usize].tuple_arity.is_none()
-                    && float(var));
-            one_scalar
+            // One float (`let y = bump(..)`), or an array, a `Vec` (`let v = features(c)`) or a tuple
+            // (`let (p, q) = pair(c)`) of floats, which `Lift` lifts as a whole.
+            let lifted = match stmt {
+                Stmt::Let { var, .. } => {
+                    let info = &f.vars[var.0 as usize];
+                    info.called_variable.is_none()
+                        && match info.tuple_arity {
+                            None => float(var),
+                            Some(_) => matches!(all.var_kind(*var), Kind::Tuple(parts)
+                                if parts.iter().all(|k| matches!(k, Kind::Float(_)))),
+                        }
+                }
+                // Writing whole arrays of floats (`fill(c, &mut v)`), none an output parameter of `f`.
+                Stmt::CallOut {
+                    args,
+                    written,
+                    passed_on: false,
+                    ..
+                } => args.iter().zip(written).all(|(a, w)| match (a, w) {
+                    (_, crate::ir::Written::No) => true,
+                    (Operand::Array(array), crate::ir::Written::Array) => {
+                        let info = &f.arrays[array.0 as usize];
+                        info.matrix.is_none()
+                            && !info.output
+                            && matches!(all.elem_kind(*array), Kind::Float(_))
+                    }
+                    _ => false,
+                }),
+                Stmt::NewArray { array, .. } => {
+                    let info = &f.arrays[array.0 as usize];
+                    // (Of elements the syntax does not tell, `features(c)`'s: `Lift` takes floats,
+                    // integers and what is made of them, rustc's error on anything else.)
+                    info.matrix.is_none()
+                        && !info.output
+                        && matches!(all.elem_kind(*array), Kind::Float(_) | Kind::Unknown)
+                }
+                _ => false,
+            };
+            // A tuple by value only (`plain_tuple` takes it apart; `&t` would reach the callee as
+            // written in the copy's float type).
+            let by_ref: &[bool] = match stmt {
+                Stmt::Let {
+                    value: Value::Call { by_ref, .. },
+                    ..
+                }
+                | Stmt::NewArray {
+                    init: ArrayInit::Call { by_ref, .. },
+                    ..
+                }
+                | Stmt::CallOut { by_ref, .. } => by_ref,
+                _ => &[],
+            };
+            let tuple_by_ref =
+                (args.iter().zip(by_ref)).any(|(a, r)| *r && matches!(own.kind(a), Kind::Tuple(_)));
+            // The copy's hidden sweeps choose the derivatives of a call of one float of floats at compile
+            // time (`copy_plan`), and keep the parameters outside `wrt(..)` constant at another
+            // (`copy_unplanned`).
+            lifted
+                && !tuple_by_ref
                 && callee.qself.is_none()
                 && plain_turbofish(&callee.path)
                 && crate::companion::companion_path(callee).is_some()
                 && args.iter().all(known)
                 && !args.iter().any(|a| own.is_active(a))
                 && (!args.iter().any(|a| all.is_active(a))
+                    || !planned_in_copy(stmt, args, all)
                     || crate::reverse::adds_into_callers(f, all, args))
         })
     };
@@ -504,19 +616,53 @@ fn plain_turbofish(path: &syn::Path) -> bool {
 /// outside `wrt(..)` reach. Their derivatives run only where the callee has them (`found_of!`), else their
 /// derivative is zero: no tangent comes through those parameters, whose callers check that
 /// (`require_through!`, at their first order).
-pub(crate) fn copy_plan(f: &Function, own: &Activity, all: &Activity) -> BTreeSet<Var> {
-    let mut maybe = BTreeSet::new();
+pub(crate) fn copy_plan(
+    f: &Function,
+    own: &Activity,
+    all: &Activity,
+) -> (BTreeSet<Var>, BTreeSet<Array>) {
+    let (mut maybe, mut arrays) = (BTreeSet::new(), BTreeSet::new());
     for (stmt, callee, args) in calls(f) {
-        if let Stmt::Let { var, .. } = stmt {
-            if CopyCall::of_callee(callee).is_some()
-                && args.iter().any(|a| all.is_active(a))
-                && !args.iter().any(|a| own.is_active(a))
-            {
+        let chosen = CopyCall::of_callee(callee).is_some()
+            && planned_in_copy(stmt, args, all)
+            && args.iter().any(|a| all.is_active(a))
+            && !args.iter().any(|a| own.is_active(a));
+        match stmt {
+            Stmt::Let { var, .. } if chosen => {
                 maybe.insert(*var);
             }
+            Stmt::NewArray { array, .. } if chosen => {
+                arrays.insert(*array);
+            }
+            _ => {}
         }
     }
-    maybe
+    (maybe, arrays)
+}
+
+/// Whether a call of a generic copy through `copy_or_as_written!` is one whose derivatives its hidden
+/// sweeps choose at compile time ([`copy_plan`]): its value one float (`let y = bump(..)`), none of its
+/// arguments a tuple. Another (`let v = features(c)`, `product((0.5, c))`) makes them keep the parameters
+/// outside `wrt(..)` constant ([`copy_unplanned`]).
+fn planned_in_copy(stmt: &Stmt, args: &[Operand], all: &Activity) -> bool {
+    let value = matches!(stmt, Stmt::Let { .. } | Stmt::NewArray { .. });
+    value && !args.iter().any(|a| matches!(all.kind(a), Kind::Tuple(_)))
+}
+
+/// Whether the generic copy `f` (`own` the activity of its `wrt(..)`, `all` that of every float parameter)
+/// calls through `copy_or_as_written!` ([`CopyCall`]), reached only by parameters outside `wrt(..)`, a
+/// callee that takes a tuple (`product((0.5, c))`) or writes an output (`fill(c, &mut v)`): the first
+/// order's hidden
+/// sweeps keep those parameters constant there ([`unplanned`], [`constant_through`]), and so do the copy's,
+/// which then call it as its primal does, whether or not the callee has derivatives. (Callers
+/// differentiating such a parameter are `require_through!`'s error at their first order.)
+pub(crate) fn copy_unplanned(f: &Function, own: &Activity, all: &Activity) -> bool {
+    calls(f).iter().any(|(stmt, callee, args)| {
+        !planned_in_copy(stmt, args, all)
+            && CopyCall::of_callee(callee).is_some()
+            && args.iter().any(|a| all.is_active(a))
+            && !args.iter().any(|a| own.is_active(a))
+    })
 }
 
 #[cfg(test)]
@@ -617,13 +763,48 @@ mod tests {
     }
 
     #[test]
-    fn calls_of_arrays_and_tuples_only_excluded_parameters_reach_are_unplanned() {
-        // A `Vec` result, a tuple argument, an output: no plan, and `t` declared not through.
+    fn a_call_of_an_array_only_an_excluded_parameter_reaches_is_a_maybe_call() {
+        // A tuple: planned as a scalar one.
+        let src = "fn g(u: &[f64], t: f64) -> f64 { let (p, q) = pair(t); u[0] * p * q }";
+        let (calls, reached) = analysed(src, "wrt(u)").expect("a plan");
+        assert_eq!(calls, ["pair"]);
+        assert_eq!(
+            reached,
+            vec![Vec::<String>::new(), vec!["pair@0".to_string()]]
+        );
+        // A `Vec` or an array: planned as a scalar one (its cotangent buffer passed to `vjp_into` where
+        // the callee has derivatives), `t` declared through the callee's parameter.
         for body in [
             "let v = features(t); u[0] * v[0]",
+            "let v = features_array(t); u[0] * v[1] + v[0]",
+        ] {
+            let src = format!("fn g(u: &[f64], t: f64) -> f64 {{ {body} }}");
+            let (f, sig, all_sig, own, all) = lowered(&src, "wrt(u)");
+            let maybe = plan(&f, &sig, &all_sig, &own, &all, &[]).expect("a plan");
+            assert!(maybe.calls.is_empty(), "{body}");
+            assert_eq!(maybe.arrays.len(), 1, "{body}");
+            let through = maybe.through_const().to_string();
+            assert!(through.contains("through_of ! (features"), "{through}");
+        }
+        // Of a slice parameter (`moments(data)`).
+        let src = "fn g(u: &[f64], data: &[f64]) -> f64 { let m = moments(data); u[0] * m[0] }";
+        let (f, sig, all_sig, own, all) = lowered(src, "wrt(u)");
+        assert_eq!(
+            plan(&f, &sig, &all_sig, &own, &all, &[])
+                .expect("a plan")
+                .arrays
+                .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn calls_of_tuples_and_outputs_only_excluded_parameters_reach_are_unplanned() {
+        // A tuple argument, an output: no plan, and `t` declared not through; beside a planned call too.
+        for body in [
             "u[0] * product((0.5, t))",
-            "let (p, q) = pair(t); u[0] * p * q",
             "let mut v = [0.0; 2]; fill(t, &mut v); u[0] * v[1]",
+            "let b = bump(t); u[0] * product((0.5, t)) * b",
         ] {
             let src = format!("fn g(u: &[f64], t: f64) -> f64 {{ {body} }}");
             assert!(analysed(&src, "wrt(u)").is_none(), "{body}");
@@ -637,14 +818,14 @@ mod tests {
         let src = "fn g(u: &[f64], t: f64) -> f64 { let v = features(t * u[0]); v[0] }";
         assert!(!constant(src, "wrt(u)").0);
         // Without `wrt(..)`, nothing is left out.
-        let src = "fn g(u: &[f64], t: f64) -> f64 { let v = features(t); u[0] * v[0] }";
+        let src = "fn g(u: &[f64], t: f64) -> f64 { let (p, q) = pair(t); u[0] * p * q }";
         assert_eq!(constant(src, ""), (false, "true , true".to_string()));
     }
 
     /// The callees that the generic copy of `src` (under `args`) calls through `copy_or_as_written!`.
     fn copied(src: &str, args: &str) -> Vec<String> {
         let (f, sig, _, own, all) = lowered(src, args);
-        let plain = crate::expand::plain_calls(&f, &own, &sig);
+        let plain = crate::expand::plain_calls_of_values(&f, &own, &sig);
         let all_plain = crate::expand::plain_calls(&f, &all, &sig);
         copy_calls(&f, &own, &all, plain, &all_plain)
             .into_iter()
@@ -673,6 +854,57 @@ mod tests {
         assert!(copied(src, "wrt(u)").is_empty());
         let src = "fn g(u: &[f64], t: f64) -> f64 { u[0] * m::<f64>::gbump(0.5, t) }";
         assert!(copied(src, "wrt(u)").is_empty());
+    }
+
+    #[test]
+    fn the_copy_calls_a_helper_of_arrays_and_tuples_of_excluded_parameters_so_too() {
+        // Its value a `Vec`, an array or a tuple of floats: `Lift` lifts it as a whole.
+        for (body, callee) in [
+            ("let v = features(t); u[0] * v[0]", "features"),
+            ("let v = features_array(t); u[0] * v[1]", "features_array"),
+            ("let (p, q) = pair(t); u[0] * p * q", "pair"),
+            // A tuple of floats by value.
+            ("u[0] * u[0] * product((0.5, t))", "product"),
+            // Writing an array of floats: a buffer of its values, written back.
+            ("let mut v = [0.0; 2]; fill(t, &mut v); u[0] * v[1]", "fill"),
+        ] {
+            let src = format!("fn g(u: &[f64], t: f64) -> f64 {{ {body} }}");
+            assert_eq!(copied(&src, "wrt(u)"), [callee], "{body}");
+            assert!(copied(&src, "").is_empty(), "{body}");
+        }
+        // Reached by a differentiated parameter too: the callee's copy, as before.
+        let src = "fn g(u: &[f64], t: f64) -> f64 { let v = features(t * u[0]); v[0] }";
+        assert!(copied(src, "wrt(u)").is_empty());
+    }
+
+    #[test]
+    fn the_callee_forms_of_tuples_and_outputs_are_read_back() {
+        let call = CopyCall {
+            path: syn::parse_quote!(fill),
+            scalar: syn::parse_quote!(__S),
+            args: vec![
+                CopyArg::Tuple(2),
+                CopyArg::Output(Box::new(syn::parse_quote!(f64))),
+            ],
+        };
+        let written = call.written().to_string();
+        assert!(
+            written.contains("(__a0 : (_ , _) , __a1 : [mut f64])"),
+            "{written}"
+        );
+        let func: syn::Expr = syn::parse2(call.written()).expect("the callable parses");
+        let callee = call.callee();
+        for read in [CopyCall::of_written(&func), CopyCall::of_callee(&callee)] {
+            let read = read.expect("read back");
+            assert!(matches!(
+                read.args[..],
+                [CopyArg::Tuple(2), CopyArg::Output(_)]
+            ));
+            assert_eq!(
+                read.callee().to_token_stream().to_string(),
+                callee.to_token_stream().to_string()
+            );
+        }
     }
 
     #[test]
@@ -714,8 +946,7 @@ mod tests {
             "fn g(u: &[f64], t: f64) -> f64 { if bump(0.5, t) > 0.0 { u[0] } else { u[1] } }",
             // A result of a type of the user's (its field read).
             "fn g(u: &[f64], t: f64) -> f64 { let p = point(t); u[0] * p.x }",
-            // A tuple.
-            "fn g(u: &[f64], t: f64) -> f64 { let (a, b) = pair(t); u[0] * a * b }",
+            // (A tuple of floats is: `the_copy_calls_a_helper_of_arrays_and_tuples_..`.)
             // An argument of a type the syntax does not tell (a field).
             "fn g(u: &[f64], t: f64, p: Point) -> f64 { u[0] * bump(p.x, t) }",
             // An associated function, a nested `fn`.
@@ -729,10 +960,10 @@ mod tests {
 
     #[test]
     fn calls_that_cannot_be_chosen_at_compile_time_decline_the_plan() {
-        // A tuple result, an associated function, a nested `fn` that the companion could not name, a
+        // A tuple argument, an associated function, a nested `fn` that the companion could not name, a
         // function pointer.
         let declined = [
-            "fn g(u: &[f64], t: f64) -> f64 { let (a, b) = pair(t); u[0] * a * b }",
+            "fn g(u: &[f64], t: f64) -> f64 { u[0] * product((0.5, t)) }",
             "fn g(u: &[f64], t: f64) -> f64 { u[0] * Helper::bump(t) }",
             "fn g(u: &[f64], t: f64) -> f64 { fn bump(t: f64) -> f64 { t } u[0] * bump(t) }",
             "fn g(u: &[f64], t: f64, h: fn(f64) -> f64) -> f64 { u[0] * h(t) }",

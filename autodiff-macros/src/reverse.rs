@@ -964,6 +964,9 @@ impl Reverse<'_, '_> {
             CallSite::Value(var) if self.e.activity.is_maybe_call(var) => {
                 crate::companion::found_of(callee)
             }
+            CallSite::Array(array) if self.e.activity.is_maybe_array(array) => {
+                crate::companion::found_of(callee)
+            }
             _ => None,
         };
         let vjp_into = match found {

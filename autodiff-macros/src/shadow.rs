@@ -2590,9 +2590,16 @@ impl VisitMut for Rewrite<'_> {
                     {
                         // A reference to an array of floats (`&w`, `maybe::copy_calls` takes no other):
                         // its values for the callee as written.
+                        // One the callee writes (`&mut v`): its values in a buffer, written back.
                         if array.is_some() {
+                            let output =
+                                matches!(&*arg, Expr::Reference(r) if r.mutability.is_some());
                             self.visit_expr_mut(arg);
-                            args.push(crate::maybe::CopyArg::Array(Box::new(float.clone())));
+                            let ty = Box::new(float.clone());
+                            args.push(match output {
+                                true => crate::maybe::CopyArg::Output(ty),
+                                false => crate::maybe::CopyArg::Array(ty),
+                            });
                             continue;
                         }
                         // A constant from outside (`HALF`), of a type the macro cannot see: as written.
@@ -2603,11 +2610,15 @@ impl VisitMut for Rewrite<'_> {
                             continue;
                         }
                         self.visit_expr_mut(arg);
-                        args.push(match is_float {
-                            true => crate::maybe::CopyArg::Float(Box::new(
+                        args.push(match (is_float, ty) {
+                            // A tuple of floats by value (`plain_calls` marks it `(_, _)`).
+                            (true, Some(Type::Tuple(t))) => {
+                                crate::maybe::CopyArg::Tuple(t.elems.len())
+                            }
+                            (true, _) => crate::maybe::CopyArg::Float(Box::new(
                                 ty.clone().unwrap_or_else(|| float.clone()),
                             )),
-                            false => crate::maybe::CopyArg::Other,
+                            (false, _) => crate::maybe::CopyArg::Other,
                         });
                     }
                     let scalar = self.scalar;

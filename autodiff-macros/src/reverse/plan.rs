@@ -829,7 +829,10 @@ impl<'f> Planner<'f> {
             };
             // A call whose callee may have no derivatives (`maybe.rs`) runs its `vjp_into` only where it
             // has them: never its gradient stored at the call, always `vjp_into` (which it was chosen for).
-            let maybe = matches!(site, CallSite::Value(var) if self.activity.is_maybe_call(var));
+            let maybe = match site {
+                CallSite::Value(var) => self.activity.is_maybe_call(var),
+                CallSite::Array(array) => self.activity.is_maybe_array(array),
+            };
             if maybe {
                 self.plan.calls.insert(site, CallPlan::Into);
                 continue;
