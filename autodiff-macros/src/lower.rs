@@ -1271,7 +1271,16 @@ impl Lowering<'_> {
                 }
             }
         }
-        self.lower_expr(expr, None)
+        // Only a branching or a block in tail position gives the branch's value on: the parts of any
+        // other tail do not (`[if c { a } else { g(a) }, 0.5]`, whose `g(a)` is a float), so they are
+        // lowered without `branch_array`.
+        if ends_in_branching(expr) || matches!(strip_parens(expr), Expr::Block(_)) {
+            return self.lower_expr(expr, None);
+        }
+        let branch_array = self.branch_array.take();
+        let value = self.lower_expr(expr, None);
+        self.branch_array = branch_array;
+        value
     }
 
     fn lower_path(&mut self, p: &syn::ExprPath) -> Operand {
