@@ -1271,7 +1271,26 @@ impl Lowering<'_> {
                 }
             }
         }
-        self.lower_expr(expr, None)
+        // Only a branching or a block in tail position gives the branch's value on: the parts of any
+        // other tail do not (`[if c { a } else { g(a) }, 0.5]`, whose `g(a)` is a float), so they are
+        // lowered without `branch_array`.
+        if ends_in_branching(expr) || matches!(strip_parens(expr), Expr::Block(_)) {
+            return self.lower_expr(expr, None);
+        }
+        self.without_branch_array(|this| this.lower_expr(expr, None))
+    }
+
+    // Input:  let v = if g(a) > 0.5 { [a, 0.5] } else { [if c { a } else { g(a) }, 0.5] }; v[0]
+    // Output: both calls of `g` lowered as floats: only a branch's tail gives `v`'s array
+    /// `lower` run where nothing it lowers is a branch's value: without `branch_array`, which a call in
+    /// tail position of a branch reads as the array the branching gives (`lower_branch_tail`), so that a
+    /// call in an `if`'s condition, a `match`'s scrutinee or an element of an array literal is lowered as
+    /// the float it returns.
+    fn without_branch_array<R>(&mut self, lower: impl FnOnce(&mut Self) -> R) -> R {
+        let branch_array = self.branch_array.take();
+        let result = lower(self);
+        self.branch_array = branch_array;
+        result
     }
 
     fn lower_path(&mut self, p: &syn::ExprPath) -> Operand {

@@ -301,7 +301,8 @@ impl Lowering<'_> {
     }
 
     pub(super) fn lower_if(&mut self, e: &syn::ExprIf, hint: Option<String>) -> Operand {
-        let cond = self.lower_expr(&e.cond, None);
+        // The condition is no branch's value (`branch_array`): a call in it gives what it returns.
+        let cond = self.without_branch_array(|this| this.lower_expr(&e.cond, None));
         let before = self.scopes.clone();
         let then_branch = self.branch(|this| this.lower_block_value(&e.then_branch));
         let else_branch = match &e.else_branch {
@@ -333,7 +334,7 @@ impl Lowering<'_> {
                 );
             }
         }
-        let scrutinee = self.lower_expr(&m.expr, None);
+        let scrutinee = self.without_branch_array(|this| this.lower_expr(&m.expr, None));
         let before = self.scopes.clone();
         let branches = m
             .arms
