@@ -63,6 +63,21 @@ struct Blocks {
     /// The byte offset where the header of the block opened at each key begins (its first word, attributes
     /// left out).
     headers: HashMap<usize, usize>,
+    /// The types the file declares, by name, read once where asked ([`declared_as_data`]).
+    types: std::cell::OnceCell<HashMap<(Vec<String>, String), Declared>>,
+}
+
+/// What a file shows of the items declaring one type name.
+#[derive(Clone, Copy, Default, PartialEq, Debug)]
+struct Declared {
+    /// A struct whose attributes do not name `Differentiable`.
+    data_struct: bool,
+    /// An enum or a union.
+    data_enum: bool,
+    /// A struct whose attributes name `Differentiable` (`#[derive(Differentiable)]`, also under
+    /// `cfg_attr`), an `impl` of a trait named `Differentiable` for it, a type alias or a `use` renaming
+    /// to it: what the name stands for may be a parameter struct.
+    maybe_differentiable: bool,
 }
 
 /// Does the source show the attribute being expanded on `fn name` inside an `impl` block? `false` where
@@ -199,6 +214,7 @@ fn call_site<T>(answer: impl FnOnce(&Blocks, usize) -> T) -> Option<T> {
                 text,
                 blocks,
                 headers,
+                types: std::cell::OnceCell::new(),
             }
         });
         *entry = (stamp, read);
@@ -206,6 +222,148 @@ fn call_site<T>(answer: impl FnOnce(&Blocks, usize) -> T) -> Option<T> {
     let blocks = entry.1.as_ref()?;
     let offset = offset_of(&blocks.text, line, column)?;
     Some(answer(blocks, offset))
+}
+
+// Input:  `Settings`, of a file holding `pub struct Settings { scale: f64, n: usize }` (no derive)
+// Output: true
+/// Does the source file of the attribute being expanded show the type named `name` as data rather than a
+/// parameter struct: every item declaring that name in the attribute's module (or, where that declares
+/// none, the nearest module around it that does: `use super::*`) is an enum, a union or a struct whose
+/// attributes do not name `Differentiable`, and nothing else there (an `impl Differentiable for`, a type
+/// alias, a `use .. as name`) may make it one? API.md passes such a parameter through, as it does
+/// "anything else". `false` where the file declares no item of that name, or the source is not at hand:
+/// the macro cannot see the type, and a parameter of it is a parameter struct (an error says so where it
+/// does not derive `Differentiable`).
+pub(crate) fn declared_as_data(name: &str) -> Option<Data> {
+    call_site(|blocks, offset| data_at(blocks, offset, name)).flatten()
+}
+
+/// What [`declared_as_data`] finds a type to be.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub(crate) enum Data {
+    /// A struct (of fields a function may read), maybe beside enums of the same name.
+    Struct,
+    /// Enums or unions only: a value a function matches on, compares or passes on.
+    Enum,
+}
+
+/// [`declared_as_data`] of the file `blocks` at the byte `offset`.
+fn data_at(blocks: &Blocks, offset: usize, name: &str) -> Option<Data> {
+    let types = blocks.types.get_or_init(|| declared_types(&blocks.text));
+    let module = module_at(blocks, offset);
+    let declared = (0..=module.len())
+        .rev()
+        .find_map(|depth| types.get(&(module[..depth].to_vec(), name.to_owned())))?;
+    match declared {
+        d if d.maybe_differentiable => None,
+        d if d.data_struct => Some(Data::Struct),
+        d if d.data_enum => Some(Data::Enum),
+        _ => None,
+    }
+}
+
+/// The names of the inline modules (`mod ml { .. }`) around `offset`, outermost first.
+fn module_at(blocks: &Blocks, offset: usize) -> Vec<String> {
+    let mut around: Vec<&(usize, usize, bool)> = blocks
+        .blocks
+        .iter()
+        .filter(|(open, close, _)| *open < offset && offset < *close)
+        .collect();
+    around.sort_by_key(|(open, _, _)| *open);
+    around
+        .into_iter()
+        .filter_map(|(open, _, _)| {
+            let start = *blocks.headers.get(open)?;
+            let header = blocks.text.get(start..*open)?;
+            let mut words = header.split_whitespace().skip_while(|w| *w != "mod");
+            words.next()?;
+            words
+                .next()
+                .map(|name| name.trim_start_matches("r#").to_owned())
+        })
+        .collect()
+}
+
+/// The type names that `text`, a source file, declares, by the inline modules they are declared in
+/// (outermost first) and name, with what it shows of them; empty where it does not parse.
+fn declared_types(text: &str) -> HashMap<(Vec<String>, String), Declared> {
+    use syn::visit::Visit;
+    #[derive(Default)]
+    struct Types {
+        module: Vec<String>,
+        found: HashMap<(Vec<String>, String), Declared>,
+    }
+    impl Types {
+        fn entry(&mut self, ident: &Ident) -> &mut Declared {
+            let key = (self.module.clone(), crate::naming::unraw(ident));
+            self.found.entry(key).or_default()
+        }
+    }
+    impl<'ast> Visit<'ast> for Types {
+        fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+            self.module.push(crate::naming::unraw(&item.ident));
+            syn::visit::visit_item_mod(self, item);
+            self.module.pop();
+        }
+        fn visit_item_struct(&mut self, item: &'ast syn::ItemStruct) {
+            let entry = self.entry(&item.ident);
+            if names_differentiable(&item.attrs) {
+                entry.maybe_differentiable = true;
+            } else {
+                entry.data_struct = true;
+            }
+            syn::visit::visit_item_struct(self, item);
+        }
+        fn visit_item_enum(&mut self, item: &'ast syn::ItemEnum) {
+            self.entry(&item.ident).data_enum = true;
+            syn::visit::visit_item_enum(self, item);
+        }
+        fn visit_item_union(&mut self, item: &'ast syn::ItemUnion) {
+            self.entry(&item.ident).data_enum = true;
+            syn::visit::visit_item_union(self, item);
+        }
+        fn visit_item_type(&mut self, item: &'ast syn::ItemType) {
+            self.entry(&item.ident).maybe_differentiable = true;
+            syn::visit::visit_item_type(self, item);
+        }
+        fn visit_use_rename(&mut self, rename: &'ast syn::UseRename) {
+            self.entry(&rename.rename).maybe_differentiable = true;
+        }
+        fn visit_use_name(&mut self, used: &'ast syn::UseName) {
+            // `use other::Settings;`: a type of that name from elsewhere, which may derive it.
+            self.entry(&used.ident).maybe_differentiable = true;
+        }
+        fn visit_item_impl(&mut self, item: &'ast syn::ItemImpl) {
+            let of_differentiable = item.trait_.as_ref().is_some_and(|(_, path, _)| {
+                path.segments
+                    .last()
+                    .is_some_and(|s| s.ident == "Differentiable")
+            });
+            if let (true, syn::Type::Path(tp)) = (of_differentiable, &*item.self_ty) {
+                if let Some(last) = tp.path.segments.last() {
+                    self.entry(&last.ident).maybe_differentiable = true;
+                }
+            }
+            syn::visit::visit_item_impl(self, item);
+        }
+    }
+    let Ok(file) = syn::parse_file(text) else {
+        return HashMap::new();
+    };
+    let mut types = Types::default();
+    types.visit_file(&file);
+    types.found
+}
+
+/// Do `attrs` name `Differentiable` anywhere (`#[derive(Clone, Differentiable)]`, `#[cfg_attr(.., derive(
+/// autodiff::Differentiable))]`)?
+fn names_differentiable(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        quote::ToTokens::to_token_stream(a)
+            .to_string()
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|word| word == "Differentiable")
+    })
 }
 
 // Input:  (the attribute on `impl B for M`, the file holding `impl A for M { #[differentiable] fn f .. }`)
@@ -495,6 +653,52 @@ fn skip_quote(text: &str, i: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`data_at`] of `name` at the first `#[here]` of `source`.
+    fn data_here(source: &str, name: &str) -> Option<Data> {
+        let offset = source.find("#[here]").expect("the test marks a position");
+        let (blocks, headers) = scan(source);
+        let blocks = Blocks {
+            text: source.to_owned(),
+            blocks,
+            headers,
+            types: std::cell::OnceCell::new(),
+        };
+        data_at(&blocks, offset, name)
+    }
+
+    #[test]
+    fn types_declared_without_the_derive_are_data() {
+        let file = "pub struct Settings { scale: f64, n: usize } \
+                    #[derive(Clone, Copy)] enum Mode { A, B } \
+                    #[derive(Clone, autodiff::Differentiable)] struct Mlp { w: Vec<f64> } \
+                    #[cfg_attr(all(), derive(Differentiable))] struct Maybe { a: f64 } \
+                    struct ByHand { a: f64 } impl Differentiable for ByHand {} \
+                    struct Aliased; type Real = Aliased; use other::Imported; \
+                    #[here] fn f() {}";
+        assert_eq!(data_here(file, "Settings"), Some(Data::Struct));
+        assert_eq!(data_here(file, "Mode"), Some(Data::Enum));
+        for name in ["Mlp", "Maybe", "ByHand", "Real", "Imported", "Unknown"] {
+            assert_eq!(data_here(file, name), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn the_nearest_module_declaring_a_name_decides() {
+        let file = "struct Data { a: f64 } \
+                    mod derived { #[derive(Differentiable)] struct Data { a: f64 } #[here] fn f() {} } \
+                    mod plain { fn g() {} }";
+        assert_eq!(data_here(file, "Data"), None);
+        let file = "#[derive(Differentiable)] struct Data { a: f64 } \
+                    mod plain { struct Data { a: f64 } mod inner { use super::*; #[here] fn f() {} } }";
+        assert_eq!(data_here(file, "Data"), Some(Data::Struct));
+        // A sibling module's declaration does not count.
+        let file = "mod a { struct Data { a: f64 } } mod b { #[here] fn f() {} }";
+        assert_eq!(data_here(file, "Data"), None);
+        // Two declarations of one name in a module, one deriving: it may be a parameter struct.
+        let file = "struct Data; fn h() { #[derive(Differentiable)] struct Data { a: f64 } } #[here] fn f() {}";
+        assert_eq!(data_here(file, "Data"), None);
+    }
 
     /// Whether the `#` of the first `#[here]` in `source` stands inside an `impl` block.
     fn at_marker(source: &str) -> bool {

@@ -676,6 +676,18 @@ fn integer_array_shape(ty: &Type, float_params: &[Ident]) -> Option<ArrayShape> 
 /// (`String`, `Option`, `Box`, ..): the type itself, which is its gradient type. Whether it derives
 /// `Differentiable` only rustc knows; the generated code requires it, so a type that does not is reported
 /// there (the trait's message says to derive it or to leave the parameter out of `wrt(..)`).
+/// The last segment's name of a path type (`Settings` of `Settings<f64>`, `config::Settings`).
+fn type_name(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Path(tp) if tp.qself.is_none() => tp
+            .path
+            .segments
+            .last()
+            .map(|s| crate::naming::unraw(&s.ident)),
+        _ => None,
+    }
+}
+
 pub(crate) fn struct_type(ty: &Type, generics: &syn::Generics) -> Option<Type> {
     let inner = match ty {
         Type::Reference(r) if r.mutability.is_none() => &*r.elem,
@@ -924,11 +936,32 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                 let named_in_wrt = (args.wrt.as_ref()).is_some_and(|w| w.contains(&pi.ident));
                 let by_value = !matches!(&*pt.ty, Type::Reference(_));
                 let mut passed_on = PassedOn::No;
+                let declared = match struct_type(&pt.ty, &sig.generics) {
+                    Some(ty)
+                        if !named_in_wrt && matches!(kind, Kind::Unknown) && array.is_none() =>
+                    {
+                        type_name(&ty).and_then(|name| crate::context::declared_as_data(&name))
+                    }
+                    _ => None,
+                };
                 let (kind, grad_ty) = match (&kind, array, struct_type(&pt.ty, &sig.generics)) {
                     (Kind::Unknown, None, Some(_))
                         if !named_in_wrt
                             && only_matched_or_compared(&item.block, &pi.ident, false) =>
                     {
+                        (kind, grad_ty)
+                    }
+                    // An enum that the source file declares (`context::declared_as_data`): data however
+                    // the body uses it, as above; taken by value and passed on, as below.
+                    (Kind::Unknown, None, Some(_))
+                        if declared == Some(crate::context::Data::Enum) =>
+                    {
+                        if by_value {
+                            passed_on = match args.wrt {
+                                Some(_) => PassedOn::Constant,
+                                None => PassedOn::Data,
+                            };
+                        }
                         (kind, grad_ty)
                     }
                     (Kind::Unknown, None, Some(_))
@@ -945,11 +978,15 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                     (Kind::Unknown, None, Some(ty)) => (Kind::Struct(ty.clone()), ty),
                     _ => (kind, grad_ty),
                 };
+                // A struct that the source file declares without `Differentiable` is data, passed through
+                // like "anything else" of API.md's table: kept constant as though `wrt(..)` left it out.
+                let data_struct = declared == Some(crate::context::Data::Struct);
                 let differentiable = matches!(kind, Kind::Float(_) | Kind::Struct(_))
                     || float_tuple(&kind).is_some()
                     || (array.is_some() && float_array.is_some());
                 // An output parameter has a gradient only if its incoming value is read.
                 let active = differentiable
+                    && !data_struct
                     && (output.is_none()
                         || crate::incoming::reads_incoming(
                             &item.block,
@@ -996,6 +1033,18 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                         "`{name}` is a slice of tuples, which a differentiable function reads as data: it \
                          has no gradient and cannot be in `wrt(..)`; pass its floats as a slice of their own \
                          (`&[f64]`) to differentiate them"
+                    ),
+                ),
+                Some(Param {
+                    kind: Kind::Struct(ty),
+                    ..
+                }) if type_name(ty).is_some_and(|t| crate::context::declared_as_data(&t).is_some()) => errors.spanned(
+                    name,
+                    format!(
+                        "`{name}` is named in `wrt(..)`, but its type `{}` is declared in this file without \
+                         `#[derive(Differentiable)]`: add the derive to it (with `#[no_grad]` on its fields that \
+                         are not floats), or leave `{name}` out of `wrt(..)` to pass it through as data",
+                        type_name(ty).unwrap_or_default()
                     ),
                 ),
                 Some(p) if !p.differentiable => errors.spanned(

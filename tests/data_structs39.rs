@@ -1,0 +1,273 @@
+//! Parameters of a struct or enum type that the test file declares without `Differentiable`: data, passed
+//! through without a gradient, as API.md's table says of "anything else" (`context::declared_as_data`).
+//! Before, such a parameter was taken for a parameter struct and was an error unless `wrt(..)` left it
+//! out. Each gradient is checked against central differences of the function as written, on seeded
+//! points; `_vjp`, `_jvp` and `_grad_into` against `_grad`.
+
+// The primals are checked through their derivatives.
+#![allow(dead_code, clippy::needless_range_loop)]
+
+mod common;
+
+use autodiff::{differentiable, Differentiable};
+use common::{assert_all_close, assert_fd_gradient, Inputs};
+
+/// Settings of a loss: a scale and how many terms it sums.
+pub struct Settings {
+    pub scale: f64,
+    pub n: usize,
+}
+
+/// A data set of a line fit.
+pub struct Data {
+    pub xs: Vec<f64>,
+    pub ys: Vec<f64>,
+}
+
+/// How a value is raised.
+#[derive(Clone, Copy)]
+pub enum Mode {
+    Square,
+    Cube,
+}
+
+impl Mode {
+    fn power(self) -> i32 {
+        match self {
+            Mode::Square => 2,
+            Mode::Cube => 3,
+        }
+    }
+}
+
+/// A parameter struct beside the data: it derives `Differentiable`, so it stays active.
+#[derive(Clone, Debug, Differentiable)]
+pub struct Line {
+    pub slope: f64,
+    pub offset: f64,
+}
+
+#[differentiable]
+fn scaled_cubes(w: &[f64], cfg: &Settings) -> f64 {
+    let mut s = 0.0;
+    for i in 0..cfg.n {
+        s += cfg.scale * w[i] * w[i] * w[i];
+    }
+    s
+}
+
+#[differentiable]
+fn fit(w: &[f64], data: &Data) -> f64 {
+    let mut s = 0.0;
+    for i in 0..data.xs.len() {
+        let r = w[0] * data.xs[i] + w[1] - data.ys[i];
+        s += r * r;
+    }
+    s / data.xs.len() as f64
+}
+
+/// Calls `fit`, passing the data on; its own gradient is the weights' alone.
+#[differentiable]
+fn regularised(w: &[f64], data: &Data, cfg: &Settings) -> f64 {
+    fit(w, data) + cfg.scale * (w[0] * w[0] + w[1] * w[1])
+}
+
+#[differentiable(order = 2)]
+fn powered(x: f64, mode: Mode, k: f64) -> f64 {
+    k * x.powi(mode.power()) + x.sin()
+}
+
+/// The enum copied before it is matched on: data all the same, since the file declares it.
+#[differentiable(order = 2)]
+fn mode_copied(x: f64, mode: Mode) -> f64 {
+    let m = mode;
+    match m {
+        Mode::Square => x * x,
+        Mode::Cube => x * x * x,
+    }
+}
+
+/// The enum by reference, and passed on by value to other functions of it.
+#[differentiable(order = 2)]
+fn by_ref(x: f64, mode: &Mode) -> f64 {
+    x.powi(mode.power()) * 2.0
+}
+
+#[differentiable(order = 2)]
+fn outer(x: f64, mode: Mode) -> f64 {
+    mode_copied(x, mode) * x + powered(x, mode, 2.0) + by_ref(x, &mode)
+}
+
+/// A `Differentiable` struct and a data struct side by side: the gradient is the line's alone.
+#[differentiable]
+fn line_loss(line: &Line, data: &Data) -> f64 {
+    let mut s = 0.0;
+    for i in 0..data.xs.len() {
+        let r = line.slope * data.xs[i] + line.offset - data.ys[i];
+        s += r * r;
+    }
+    s
+}
+
+impl Data {
+    /// A method of the data: `self` is constant, `w` differentiated.
+    #[differentiable]
+    fn loss(&self, w: &[f64]) -> f64 {
+        0.5 * fit(w, self)
+    }
+}
+
+fn data(inputs: &mut Inputs, m: usize) -> Data {
+    Data {
+        xs: inputs.vec(m),
+        ys: inputs.vec(m),
+    }
+}
+
+#[test]
+fn a_settings_struct_is_passed_through() {
+    let mut inputs = Inputs(39_001);
+    for n in 1..6 {
+        let cfg = Settings {
+            scale: 1.0 + inputs.next(),
+            n,
+        };
+        let w = inputs.vec(n + 1);
+        let (v, g): (f64, Vec<f64>) = scaled_cubes_grad(&w, &cfg);
+        let plain = |w: &[f64]| (0..n).map(|i| cfg.scale * w[i].powi(3)).sum::<f64>();
+        assert!((v - plain(&w)).abs() < 1e-12);
+        assert_fd_gradient(plain, &w, &g, "scaled_cubes_grad");
+        for i in 0..=n {
+            let expected = if i < n {
+                3.0 * cfg.scale * w[i] * w[i]
+            } else {
+                0.0
+            };
+            assert!((g[i] - expected).abs() < 1e-12, "component {i}");
+        }
+    }
+}
+
+#[test]
+fn a_data_struct_is_passed_on_to_calls() {
+    let mut inputs = Inputs(39_002);
+    for m in 1..8 {
+        let d = data(&mut inputs, m);
+        let cfg = Settings {
+            scale: 0.5 + inputs.next().abs(),
+            n: 0,
+        };
+        let w = inputs.vec(2);
+        let plain = |w: &[f64]| {
+            let mut s = 0.0;
+            for i in 0..m {
+                let r = w[0] * d.xs[i] + w[1] - d.ys[i];
+                s += r * r;
+            }
+            s / m as f64 + cfg.scale * (w[0] * w[0] + w[1] * w[1])
+        };
+        let (v, g) = regularised_grad(&w, &d, &cfg);
+        assert!((v - plain(&w)).abs() < 1e-12);
+        assert_fd_gradient(plain, &w, &g, "regularised_grad");
+        // The other generated items agree with `_grad`.
+        let d_ret = inputs.next();
+        let (vv, gv) = regularised_vjp(&w, &d, &cfg, d_ret);
+        assert!((vv - v).abs() < 1e-12);
+        assert_all_close(
+            &gv,
+            &g.iter().map(|x| x * d_ret).collect::<Vec<_>>(),
+            1e-12,
+            "vjp",
+        );
+        let t = inputs.vec(2);
+        let (vj, dv) = regularised_jvp(&w, &d, &cfg, t.clone());
+        assert!((vj - v).abs() < 1e-12);
+        assert!((dv - (g[0] * t[0] + g[1] * t[1])).abs() < 1e-10);
+        let mut buffer = [f64::NAN; 2];
+        let vi = regularised_grad_into(&w, &d, &cfg, &mut buffer);
+        assert!((vi - v).abs() < 1e-12);
+        assert_all_close(&buffer, &g, 1e-12, "grad_into");
+        // The method of the data struct.
+        let (vm, gm) = d.loss_grad(&w);
+        assert!((vm - 0.5 * fit(&w, &d)).abs() < 1e-12);
+        let (_, gf) = fit_grad(&w, &d);
+        assert_all_close(
+            &gm,
+            &gf.iter().map(|x| 0.5 * x).collect::<Vec<_>>(),
+            1e-12,
+            "method",
+        );
+    }
+}
+
+#[test]
+fn an_enum_passed_to_a_method_is_passed_through() {
+    let mut inputs = Inputs(39_003);
+    for _ in 0..20 {
+        let x = 2.0 * inputs.next();
+        let k = inputs.next();
+        for mode in [Mode::Square, Mode::Cube] {
+            let (v, (gx, gk)): (f64, (f64, f64)) = powered_grad(x, mode, k);
+            let p = mode.power();
+            assert!((v - (k * x.powi(p) + x.sin())).abs() < 1e-12);
+            let dx = k * f64::from(p) * x.powi(p - 1) + x.cos();
+            assert!((gx - dx).abs() < 1e-10 && (gk - x.powi(p)).abs() < 1e-12);
+            let (v, g): (f64, f64) = mode_copied_grad(x, mode);
+            assert!((v - x.powi(p)).abs() < 1e-12);
+            assert!((g - f64::from(p) * x.powi(p - 1)).abs() < 1e-10);
+            // Second order, by hand: `x^(p+1) + 2 x^p + sin x + 2 x^p`.
+            let pf = f64::from(p);
+            let value = x.powi(p + 1) + 4.0 * x.powi(p) + x.sin();
+            let d1 = (pf + 1.0) * x.powi(p) + 4.0 * pf * x.powi(p - 1) + x.cos();
+            let d2 =
+                (pf + 1.0) * pf * x.powi(p - 1) + 4.0 * pf * (pf - 1.0) * x.powi(p - 2) - x.sin();
+            let (v, g, h) = outer_hessian(x, mode);
+            assert!(
+                (v - value).abs() < 1e-12 && (g - d1).abs() < 1e-10,
+                "{v} {g}"
+            );
+            assert!(
+                (h[0][0] - d2).abs() < 1e-9 * (1.0 + d2.abs()),
+                "{} {d2}",
+                h[0][0]
+            );
+            let [f0, f1, f2] = outer_derivatives(x, mode);
+            assert!(
+                (f0 - value).abs() < 1e-12
+                    && (f1 - d1).abs() < 1e-10
+                    && (f2 - d2).abs() < 1e-9 * (1.0 + d2.abs())
+            );
+            let (_, (gx, gk), (hx, hk)) = powered_hvp(x, mode, k, (1.0, 0.0));
+            assert!(
+                (gx - (k * pf * x.powi(p - 1) + x.cos())).abs() < 1e-10
+                    && (gk - x.powi(p)).abs() < 1e-12
+            );
+            let hxx = k * pf * (pf - 1.0) * x.powi(p - 2) - x.sin();
+            assert!(
+                (hx - hxx).abs() < 1e-9 * (1.0 + hxx.abs())
+                    && (hk - pf * x.powi(p - 1)).abs() < 1e-10
+            );
+        }
+    }
+}
+
+#[test]
+fn a_parameter_struct_beside_a_data_struct_keeps_its_gradient() {
+    let mut inputs = Inputs(39_004);
+    for m in 1..6 {
+        let d = data(&mut inputs, m);
+        let line = Line {
+            slope: inputs.next(),
+            offset: inputs.next(),
+        };
+        let (v, g): (f64, Line) = line_loss_grad(&line, &d);
+        let plain = |p: &[f64]| {
+            (0..m)
+                .map(|i| (p[0] * d.xs[i] + p[1] - d.ys[i]).powi(2))
+                .sum::<f64>()
+        };
+        let flat = [line.slope, line.offset];
+        assert!((v - plain(&flat)).abs() < 1e-12);
+        assert_fd_gradient(plain, &flat, &[g.slope, g.offset], "line_loss_grad");
+    }
+}
