@@ -1,0 +1,1245 @@
+//! An outside test suite written against API.md alone (session 39), on "higher order everywhere":
+//! `order = 2` and `order = 3` on functions with output parameters (`_vjp` with `d_out`, `_jvp` with
+//! output-tangent buffers, `_jacobian`, `_hessian` of a float result while outputs are written), on
+//! methods and `Differentiable` structs (`wrt(self)`, `Self::helper`, `self.other(x)`, nested structs,
+//! `#[no_grad]` fields, a generic `impl<T: Float>`), on `_grad_into` for every parameter kind of API.md's
+//! table, on `wrt(..)` with all of these, on calls across modules, and on the body forms API.md lists
+//! (iterator chains, closures, sub-slices, nested `fn` items, recursion, `match` with ranges,
+//! `loop`/`break` with a value, early `return` of arrays).
+//!
+//! Every gradient is checked against central differences of the plain function (and by hand where a
+//! formula is short), every Hessian against central differences of the generated gradient (and by hand
+//! where short), every `_hvp` against the Hessian times the vector, every `_jvp` against the `_vjp` or
+//! the gradient, every `_derivatives` third derivative against differences of the second, on seeded
+//! points.
+
+#![allow(
+    clippy::needless_range_loop,
+    clippy::type_complexity,
+    clippy::too_many_arguments
+)]
+
+mod common;
+
+use common::{assert_all_close, assert_close, fd_jacobian, Inputs};
+
+/// The gradient of `f` at `x` by fourth-order central differences.
+fn fd_grad(f: impl Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
+    fd_jacobian(|p| vec![f(p)], x).remove(0)
+}
+
+/// The derivative of a function of one variable by fourth-order central differences.
+fn fd1(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+    let h = 1e-4 * x.abs().max(1.0);
+    (8.0 * (f(x + h) - f(x - h)) - (f(x + 2.0 * h) - f(x - 2.0 * h))) / (12.0 * h)
+}
+
+/// `m v`.
+fn times(m: &[Vec<f64>], v: &[f64]) -> Vec<f64> {
+    m.iter()
+        .map(|row| row.iter().zip(v).map(|(a, b)| a * b).sum())
+        .collect()
+}
+
+/// `mᵀ v`.
+fn times_t(m: &[Vec<f64>], v: &[f64]) -> Vec<f64> {
+    (0..m[0].len())
+        .map(|j| m.iter().zip(v).map(|(row, c)| row[j] * c).sum())
+        .collect()
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(a, b)| a * b).sum()
+}
+
+/// Checks a function of flat inputs at `x`: the value of `_grad` is the plain function's, the gradient
+/// matches central differences of the plain function, the `_hessian`'s value and gradient are `_grad`'s,
+/// and its Hessian matches central differences of the gradient (and is symmetric). Returns the Hessian.
+#[track_caller]
+fn check2(
+    what: &str,
+    x: &[f64],
+    f: impl Fn(&[f64]) -> f64,
+    grad: impl Fn(&[f64]) -> (f64, Vec<f64>),
+    hess: impl Fn(&[f64]) -> (f64, Vec<f64>, Vec<Vec<f64>>),
+) -> Vec<Vec<f64>> {
+    let what = format!("{what} at {x:?}");
+    let (v, g) = grad(x);
+    assert_close(v, f(x), 1e-12, &format!("{what}: value"));
+    assert_all_close(
+        &g,
+        &fd_grad(&f, x),
+        1e-6,
+        &format!("{what}: gradient vs differences"),
+    );
+    let (hv, hg, h) = hess(x);
+    assert_close(hv, v, 1e-12, &format!("{what}: value of _hessian"));
+    assert_all_close(&hg, &g, 1e-10, &format!("{what}: gradient of _hessian"));
+    let by_differences = fd_jacobian(|p| grad(p).1, x);
+    assert_eq!(h.len(), x.len(), "{what}: Hessian rows");
+    for i in 0..x.len() {
+        assert_all_close(
+            &h[i],
+            &by_differences[i],
+            1e-6,
+            &format!("{what}: Hessian row {i} vs differences of _grad"),
+        );
+        for j in 0..x.len() {
+            assert_close(h[i][j], h[j][i], 1e-9, &format!("{what}: symmetry"));
+        }
+    }
+    h
+}
+
+/// `_hvp` (its value, gradient and product) against `_hessian`'s.
+#[track_caller]
+fn check_hvp(what: &str, hessian: &[Vec<f64>], g: &[f64], v: &[f64], hvp: (f64, Vec<f64>, Vec<f64>)) {
+    assert_all_close(&hvp.1, g, 1e-10, &format!("{what}: gradient of _hvp"));
+    assert_all_close(&hvp.2, &times(hessian, v), 1e-9, &format!("{what}: _hvp"));
+}
+
+/// A function of one scalar at `order = 3`: `d` (its `_derivatives`) against the plain value, central
+/// differences of it, of `grad` and of `second` (the second derivative as `_hessian` gives it).
+#[track_caller]
+fn check3(
+    what: &str,
+    x: f64,
+    d: [f64; 4],
+    f: impl Fn(f64) -> f64,
+    grad: impl Fn(f64) -> f64,
+    second: impl Fn(f64) -> f64,
+) {
+    let what = format!("{what} at {x}");
+    assert_close(d[0], f(x), 1e-12, &format!("{what}: value"));
+    assert_close(d[1], fd1(&f, x), 1e-6, &format!("{what}: f' vs differences"));
+    assert_close(d[1], grad(x), 1e-11, &format!("{what}: f' vs _grad"));
+    assert_close(d[2], fd1(&grad, x), 1e-6, &format!("{what}: f'' vs differences of _grad"));
+    assert_close(d[2], second(x), 1e-10, &format!("{what}: f'' vs _hessian"));
+    assert_close(d[3], fd1(&second, x), 1e-5, &format!("{what}: f''' vs differences of f''"));
+}
+
+/// Several points of `n` coordinates in `[lo, hi)`, from `seed`.
+fn points(seed: u64, n: usize, count: usize, lo: f64, hi: f64) -> Vec<Vec<f64>> {
+    let mut r = Inputs(seed);
+    (0..count)
+        .map(|_| {
+            (0..n)
+                .map(|_| lo + (hi - lo) * (r.next() + 1.0) / 2.0)
+                .collect()
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (1) Output parameters at `order = 2` and `order = 3`.
+
+mod outputs {
+    use super::*;
+    use autodiff::differentiable;
+
+    /// A chain of unit-length springs: the forces written into `f` (zeroed first, then accumulated),
+    /// the potential energy returned.
+    #[differentiable(order = 2)]
+    pub fn spring_chain(x: &[f64], k: f64, f: &mut [f64]) -> f64 {
+        let n = x.len();
+        let mut e = 0.0;
+        for i in 0..n {
+            f[i] = 0.0;
+        }
+        for i in 0..n - 1 {
+            let d = x[i + 1] - x[i] - 1.0;
+            e += 0.5 * k * d * d;
+            f[i] += k * d;
+            f[i + 1] -= k * d;
+        }
+        e
+    }
+
+    /// The outputs of `spring_chain` as one vector: the energy, then the forces.
+    fn spring_all(p: &[f64]) -> Vec<f64> {
+        let mut f = vec![0.0; 4];
+        let e = spring_chain(&p[..4], p[4], &mut f);
+        [vec![e], f].concat()
+    }
+
+    #[test]
+    fn spring_chain_at_order_2() {
+        for p in points(3901, 5, 12, -1.0, 1.5) {
+            let (x, k) = (&p[..4], p[4]);
+            let mut expected = vec![0.0; 4];
+            let e = spring_chain(x, k, &mut expected);
+            let grad = |q: &[f64]| {
+                let (v, (gx, gk, gf)) = spring_chain_grad(&q[..4], q[4], &mut [f64::NAN; 4]);
+                assert_eq!(gf, [0.0; 4], "the incoming forces are overwritten");
+                (v, [gx, vec![gk]].concat())
+            };
+            let h = check2(
+                "spring_chain",
+                &p,
+                |q| spring_chain(&q[..4], q[4], &mut [0.0; 4]),
+                grad,
+                |q| {
+                    let mut f = [f64::NAN; 4];
+                    let (v, (gx, gk, gf), h) = spring_chain_hessian(&q[..4], q[4], &mut f);
+                    assert_eq!(gf, [0.0; 4], "the incoming forces are overwritten");
+                    assert!(h[5..].iter().all(|row| row.iter().all(|&v| v == 0.0)));
+                    assert!(h.iter().all(|row| row[5..].iter().all(|&v| v == 0.0)));
+                    let h: Vec<Vec<f64>> = h[..5].iter().map(|row| row[..5].to_vec()).collect();
+                    let mut want = [0.0; 4];
+                    spring_chain(&q[..4], q[4], &mut want);
+                    assert_eq!(f, want, "_hessian writes the forces");
+                    (v, [gx, vec![gk]].concat(), h)
+                },
+            );
+            // d²E/dk² = 0; d²E/dx dk = gradient / k.
+            assert_close(h[4][4], 0.0, 1e-12, "d2E/dk2");
+            let g = grad(&p).1;
+            for i in 0..4 {
+                assert_close(h[i][4], g[i] / k, 1e-9, "d2E/dx dk");
+            }
+            let v = [0.3, -0.7, 1.1, 0.2, -0.4];
+            let mut f = vec![f64::NAN; 4];
+            let (hv_value, (gx, gk, _), (hx, hk, hf)) =
+                spring_chain_hvp(x, k, &mut f, (v[..4].to_vec(), v[4], vec![9.0; 4]));
+            assert_eq!(hf, [0.0; 4]);
+            assert_eq!((hv_value, &f), (e, &expected), "_hvp value and forces");
+            check_hvp(
+                "spring_chain",
+                &h,
+                &g,
+                &v,
+                (hv_value, [gx, vec![gk]].concat(), [hx, vec![hk]].concat()),
+            );
+
+            // The full Jacobian of (E, f) by differences; _vjp is its transpose times (d_ret, d_out),
+            // _jvp its product with a tangent, the forces' tangent written into the buffer.
+            let j = fd_jacobian(spring_all, &p);
+            let d_out = [0.5, -1.25, 2.0, 0.75];
+            let mut f = vec![f64::NAN; 4];
+            let (value, (vx, vk, vf)) = spring_chain_vjp(x, k, &mut f, -1.5, &d_out);
+            assert_eq!(vf, [0.0; 4]);
+            assert_eq!((value, &f), (e, &expected), "_vjp value and forces");
+            let cot = [vec![-1.5], d_out.to_vec()].concat();
+            assert_all_close(
+                &[vx, vec![vk]].concat(),
+                &times_t(&j, &cot),
+                1e-6,
+                "spring_chain _vjp",
+            );
+            let t = [0.4, 0.1, -0.9, 1.3, 0.6];
+            let mut df = vec![f64::NAN; 4];
+            let mut f = vec![f64::NAN; 4];
+            let (value, de) = spring_chain_jvp(x, k, &mut f, (t[..4].to_vec(), t[4], vec![9.0; 4]), &mut df);
+            assert_eq!((value, &f), (e, &expected), "_jvp value and forces");
+            let jt = times(&j, &t);
+            assert_close(de, jt[0], 1e-6, "spring_chain _jvp of the energy");
+            assert_all_close(&df, &jt[1..], 1e-6, "spring_chain _jvp of the forces");
+        }
+    }
+
+    /// A numerically stable softmax written into `p`, at `order = 2` with no float result.
+    #[differentiable(order = 2)]
+    pub fn softmax_into(z: &[f64], p: &mut [f64]) {
+        let m = z.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+        let mut s = 0.0;
+        for i in 0..z.len() {
+            p[i] = (z[i] - m).exp();
+            s += p[i];
+        }
+        for i in 0..z.len() {
+            p[i] /= s;
+        }
+    }
+
+    #[test]
+    fn softmax_into_jacobian_vjp_jvp() {
+        for z in points(3902, 4, 12, -2.0, 2.0) {
+            let mut p = vec![0.0; 4];
+            softmax_into(&z, &mut p);
+            let by_hand: Vec<Vec<f64>> = (0..4)
+                .map(|i| {
+                    (0..4)
+                        .map(|j| if i == j { p[i] } else { 0.0 } - p[i] * p[j])
+                        .collect()
+                })
+                .collect();
+            let mut q = vec![f64::NAN; 4];
+            let j = softmax_into_jacobian(&z, &mut q);
+            assert_eq!(q, p, "_jacobian writes the output");
+            for i in 0..4 {
+                assert_all_close(&j[i], &by_hand[i], 1e-12, "softmax jacobian by hand");
+            }
+            let d = [1.0, -0.5, 0.25, 2.0];
+            let mut q = vec![f64::NAN; 4];
+            let g = softmax_into_vjp(&z, &mut q, &d);
+            assert_eq!(q, p, "_vjp writes the output");
+            assert_all_close(&g, &times_t(&by_hand, &d), 1e-12, "softmax vjp");
+            let t = vec![0.3, 0.9, -1.2, 0.5];
+            let mut dp = vec![f64::NAN; 4];
+            let mut q = vec![f64::NAN; 4];
+            let () = softmax_into_jvp(&z, &mut q, t.clone(), &mut dp);
+            assert_eq!(q, p, "_jvp writes the output");
+            assert_all_close(&dp, &times(&by_hand, &t), 1e-12, "softmax jvp");
+            // jvp against vjp: <d, J t> = <Jᵀ d, t>.
+            assert_close(dot(&d, &dp), dot(&g, &t), 1e-12, "softmax jvp vs vjp");
+        }
+    }
+
+    /// Kepler's equation `E - e sin E = M` solved by Newton's method, the position on the orbit written
+    /// into an array, the eccentric anomaly returned; derivatives in the mean anomaly alone.
+    #[differentiable(wrt(m), order = 3)]
+    pub fn kepler(m: f64, e: f64, pos: &mut [f64; 2]) -> f64 {
+        let mut ea = m;
+        for _ in 0..30 {
+            ea -= (ea - e * ea.sin() - m) / (1.0 - e * ea.cos());
+        }
+        pos[0] = ea.cos() - e;
+        pos[1] = (1.0 - e * e).sqrt() * ea.sin();
+        ea
+    }
+
+    #[test]
+    fn kepler_at_order_3() {
+        for p in points(3903, 2, 10, 0.0, 1.0) {
+            let (m, e) = (p[0] * 6.0 - 3.0, 0.6 * p[1]);
+            let mut pos = [f64::NAN; 2];
+            let d = kepler_derivatives(m, e, &mut pos);
+            let mut want = [0.0; 2];
+            let ea = kepler(m, e, &mut want);
+            assert_eq!(pos, want, "_derivatives writes the position");
+            // E' = 1 / (1 - e cos E), E'' = -e sin E E'³, E''' = -e cos E E'⁴ - 3 e sin E E'² E''.
+            let d1 = 1.0 / (1.0 - e * ea.cos());
+            let d2 = -e * ea.sin() * d1.powi(3);
+            let d3 = -e * ea.cos() * d1.powi(4) - 3.0 * e * ea.sin() * d1 * d1 * d2;
+            assert_all_close(&d, &[ea, d1, d2, d3], 1e-10, "kepler by hand");
+            check3(
+                "kepler",
+                m,
+                d,
+                |m| kepler(m, e, &mut [0.0; 2]),
+                |m| kepler_grad(m, e, &mut [0.0; 2]).1,
+                |m| kepler_hessian(m, e, &mut [0.0; 2]).2[0][0],
+            );
+            let (_, _, hv) = kepler_hvp(m, e, &mut [0.0; 2], 0.5);
+            assert_close(hv, 0.5 * d2, 1e-10, "kepler hvp");
+            // The position's tangent in m alone.
+            let mut dpos = [f64::NAN; 2];
+            let (v, dv) = kepler_jvp(m, e, &mut [0.0; 2], 1.0, &mut dpos);
+            assert_eq!(v, ea);
+            assert_close(dv, d1, 1e-12, "kepler jvp");
+            assert_all_close(
+                &dpos,
+                &[-ea.sin() * d1, (1.0 - e * e).sqrt() * ea.cos() * d1],
+                1e-10,
+                "kepler position tangent",
+            );
+            let (_, gm) = kepler_vjp(m, e, &mut [0.0; 2], 0.0, &[1.0, 0.0]);
+            assert_close(gm, -ea.sin() * d1, 1e-10, "kepler vjp of pos[0]");
+        }
+    }
+
+    /// The mean of a sample returned, its population variance written into a float output, and the
+    /// squared coefficient of variation (regularised) returned together with the mean.
+    #[differentiable(order = 2)]
+    pub fn mean_var(x: &[f64], var: &mut f64) -> f64 {
+        let n = x.len() as f64;
+        let mean = x.iter().sum::<f64>() / n;
+        *var = x.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+        *var / (mean * mean + 1.0) + mean
+    }
+
+    #[test]
+    fn mean_var_at_order_2() {
+        for x in points(3904, 5, 10, -2.0, 2.0) {
+            let plain = |x: &[f64]| mean_var(x, &mut 0.0);
+            let var_of = |x: &[f64]| {
+                let mut v = 0.0;
+                mean_var(x, &mut v);
+                v
+            };
+            let h = check2(
+                "mean_var",
+                &x,
+                plain,
+                |x| mean_var_grad(x, &mut { f64::NAN }),
+                |x| {
+                    let mut v = f64::NAN;
+                    let r = mean_var_hessian(x, &mut v);
+                    assert_eq!(v, var_of(x), "_hessian writes the variance");
+                    r
+                },
+            );
+            let g = mean_var_grad(&x, &mut 0.0).1;
+            let v = vec![0.1, 0.2, -0.3, 0.4, -0.5];
+            check_hvp("mean_var", &h, &g, &v, mean_var_hvp(&x, &mut 0.0, v.clone()));
+            // vjp with both cotangents against the two gradients by differences.
+            let gvar = fd_grad(var_of, &x);
+            let mut out = f64::NAN;
+            let (value, gv) = mean_var_vjp(&x, &mut out, 0.75, -2.0);
+            assert_eq!((value, out), (plain(&x), var_of(&x)));
+            let want: Vec<f64> = g.iter().zip(&gvar).map(|(a, b)| 0.75 * a - 2.0 * b).collect();
+            assert_all_close(&gv, &want, 1e-6, "mean_var vjp");
+            let mut dvar = f64::NAN;
+            let (_, dr) = mean_var_jvp(&x, &mut out, v.clone(), &mut dvar);
+            assert_close(dr, dot(&g, &v), 1e-12, "mean_var jvp of the result");
+            assert_close(dvar, dot(&gvar, &v), 1e-6, "mean_var jvp of the variance");
+        }
+    }
+
+    /// A heavy-ball momentum step: the velocity buffer is read and overwritten (so an input too), the
+    /// kinetic energy of the new velocity returned.
+    #[differentiable(order = 2)]
+    pub fn heavy_ball(vel: &mut [f64], g: &[f64], beta: f64) -> f64 {
+        let mut e = 0.0;
+        for i in 0..g.len() {
+            vel[i] = beta * vel[i] + g[i];
+            e += vel[i] * vel[i];
+        }
+        0.5 * e
+    }
+
+    #[test]
+    fn heavy_ball_reads_its_output() {
+        for p in points(3905, 7, 10, -1.5, 1.5) {
+            let split = |q: &[f64]| (q[..3].to_vec(), q[3..6].to_vec(), q[6]);
+            let flat = |(a, b, c): (Vec<f64>, Vec<f64>, f64)| [a, b, vec![c]].concat();
+            let h = check2(
+                "heavy_ball",
+                &p,
+                |q| {
+                    let (mut v, g, b) = split(q);
+                    heavy_ball(&mut v, &g, b)
+                },
+                |q| {
+                    let (mut v, g, b) = split(q);
+                    let (e, gr) = heavy_ball_grad(&mut v, &g, b);
+                    (e, flat(gr))
+                },
+                |q| {
+                    let (mut v, g, b) = split(q);
+                    let (e, gr, h) = heavy_ball_hessian(&mut v, &g, b);
+                    let (mut w, _, _) = split(q);
+                    heavy_ball(&mut w, &g, b);
+                    assert_eq!(v, w, "_hessian updates the velocity once");
+                    (e, flat(gr), h)
+                },
+            );
+            // By hand: E = ½ Σ (β v_i + g_i)²; ∂²E/∂β² = Σ v_i².
+            let (v, _, _) = split(&p);
+            assert_close(h[6][6], dot(&v, &v), 1e-12, "d2E/dbeta2");
+            assert_close(h[0][0], p[6] * p[6], 1e-12, "d2E/dv0^2");
+            assert_close(h[0][3], p[6], 1e-12, "d2E/dv0 dg0");
+            // vjp and jvp with the velocity's cotangent and tangent, against each other.
+            let (mut v, g, b) = split(&p);
+            let d_v = [0.5, -0.25, 1.0];
+            let (_, (a, bb, c)) = heavy_ball_vjp(&mut v, &g, b, 0.3, &d_v);
+            let t = [0.2, -0.4, 0.6, 0.1, 0.9, -0.3, 0.7];
+            let (mut v, g, b) = split(&p);
+            let mut dv = vec![f64::NAN; 3];
+            let (_, de) =
+                heavy_ball_jvp(&mut v, &g, b, (t[..3].to_vec(), t[3..6].to_vec(), t[6]), &mut dv);
+            let lhs = 0.3 * de + dot(&d_v, &dv);
+            let rhs = dot(&flat((a, bb, c)), &t);
+            assert_close(lhs, rhs, 1e-12, "heavy_ball <d, J t> = <Jᵀ d, t>");
+        }
+    }
+
+    /// A cross product written into an array (`()` result), at `order = 2`.
+    #[differentiable(order = 2)]
+    pub fn cross_into(a: &[f64; 3], b: &[f64; 3], c: &mut [f64; 3]) {
+        c[0] = a[1] * b[2] - a[2] * b[1];
+        c[1] = a[2] * b[0] - a[0] * b[2];
+        c[2] = a[0] * b[1] - a[1] * b[0];
+    }
+
+    /// The squared torque `|r × F|²` through `cross_into` into a local array.
+    #[differentiable(order = 2)]
+    pub fn torque_sq(r: &[f64; 3], force: &[f64; 3]) -> f64 {
+        let mut t = [0.0; 3];
+        cross_into(r, force, &mut t);
+        t[0] * t[0] + t[1] * t[1] + t[2] * t[2]
+    }
+
+    #[test]
+    fn cross_and_torque() {
+        for p in points(3906, 6, 10, -2.0, 2.0) {
+            let a = [p[0], p[1], p[2]];
+            let b = [p[3], p[4], p[5]];
+            let mut c = [f64::NAN; 3];
+            let j = cross_into_jacobian(&a, &b, &mut c);
+            let jf = fd_jacobian(
+                |q| {
+                    let mut c = [0.0; 3];
+                    cross_into(&[q[0], q[1], q[2]], &[q[3], q[4], q[5]], &mut c);
+                    c.to_vec()
+                },
+                &p,
+            );
+            assert_eq!(j.len(), 3);
+            for i in 0..3 {
+                assert_all_close(&j[i], &jf[i], 1e-8, "cross jacobian");
+            }
+            let d = [0.5, 1.5, -1.0];
+            let (ga, gb) = cross_into_vjp(&a, &b, &mut c, &d);
+            assert_all_close(
+                &[ga.to_vec(), gb.to_vec()].concat(),
+                &times_t(&j, &d),
+                1e-12,
+                "cross vjp",
+            );
+            let mut dc = [f64::NAN; 3];
+            cross_into_jvp(&a, &b, &mut c, ([1.0, 0.0, 0.0], [0.0, 0.0, 2.0]), &mut dc);
+            assert_all_close(
+                &dc,
+                &times(&j, &[1.0, 0.0, 0.0, 0.0, 0.0, 2.0]),
+                1e-12,
+                "cross jvp",
+            );
+            let arr = |q: &[f64]| ([q[0], q[1], q[2]], [q[3], q[4], q[5]]);
+            check2(
+                "torque_sq",
+                &p,
+                |q| torque_sq(&arr(q).0, &arr(q).1),
+                |q| {
+                    let (v, (gr, gf)) = torque_sq_grad(&arr(q).0, &arr(q).1);
+                    (v, [gr, gf].concat())
+                },
+                |q| {
+                    let (v, (gr, gf), h) = torque_sq_hessian(&arr(q).0, &arr(q).1);
+                    (v, [gr, gf].concat(), h)
+                },
+            );
+        }
+    }
+
+    /// Physical Hermite functions `H_n(x) e^{-x²/2}`, the polynomials written into a `Vec` by their
+    /// recurrence, the last function returned; derivatives to the third.
+    #[differentiable(order = 3)]
+    pub fn hermite_into(x: f64, h: &mut Vec<f64>) -> f64 {
+        h[0] = 1.0;
+        h[1] = 2.0 * x;
+        for n in 1..h.len() - 1 {
+            h[n + 1] = 2.0 * x * h[n] - 2.0 * n as f64 * h[n - 1];
+        }
+        h[h.len() - 1] * (-x * x / 2.0).exp()
+    }
+
+    #[test]
+    fn hermite_at_order_3() {
+        for p in points(3907, 1, 10, -2.0, 2.0) {
+            let x = p[0];
+            let mut h = vec![f64::NAN; 5];
+            let d = hermite_into_derivatives(x, &mut h);
+            let mut want = vec![0.0; 5];
+            hermite_into(x, &mut want);
+            assert_eq!(h, want, "_derivatives writes the polynomials");
+            // H4 = 16x⁴ - 48x² + 12.
+            assert_close(
+                d[0],
+                (16.0 * x.powi(4) - 48.0 * x * x + 12.0) * (-x * x / 2.0).exp(),
+                1e-12,
+                "H4",
+            );
+            check3(
+                "hermite",
+                x,
+                d,
+                |x| hermite_into(x, &mut vec![0.0; 5]),
+                |x| hermite_into_grad(x, &mut vec![0.0; 5]).1,
+                |x| hermite_into_hessian(x, &mut vec![0.0; 5]).2[0][0],
+            );
+            // The tangent of each polynomial: H_n' = 2 n H_{n-1}.
+            let mut dh = vec![f64::NAN; 5];
+            hermite_into_jvp(x, &mut vec![0.0; 5], 1.0, &mut dh);
+            let expected: Vec<f64> = (0..5)
+                .map(|n| if n == 0 { 0.0 } else { 2.0 * n as f64 * want[n - 1] })
+                .collect();
+            assert_all_close(&dh, &expected, 1e-12, "hermite polynomial tangents");
+        }
+    }
+
+    /// A cubic model's predictions written into `yhat`, the mean squared error returned; only the
+    /// weights active.
+    #[differentiable(wrt(w), order = 2)]
+    pub fn cubic_fit(w: &[f64], xs: &[f64], ys: &[f64], yhat: &mut [f64]) -> f64 {
+        let mut loss = 0.0;
+        for i in 0..xs.len() {
+            let x = xs[i];
+            yhat[i] = w[0] + x * (w[1] + x * (w[2] + x * w[3]));
+            let r = yhat[i] - ys[i];
+            loss += r * r;
+        }
+        loss / xs.len() as f64
+    }
+
+    #[test]
+    fn cubic_fit_with_wrt() {
+        let xs = [-1.0, -0.3, 0.2, 0.8, 1.4];
+        let ys = [0.5, 0.1, -0.2, 0.9, 2.0];
+        for w in points(3908, 4, 8, -1.0, 1.0) {
+            let h = check2(
+                "cubic_fit",
+                &w,
+                |w| cubic_fit(w, &xs, &ys, &mut [0.0; 5]),
+                |w| cubic_fit_grad(w, &xs, &ys, &mut [0.0; 5]),
+                |w| cubic_fit_hessian(w, &xs, &ys, &mut [0.0; 5]),
+            );
+            // The Hessian is 2/n Σ φ φᵀ with φ = (1, x, x², x³), whatever w.
+            for a in 0..4 {
+                for b in 0..4 {
+                    let s: f64 = xs.iter().map(|x| x.powi((a + b) as i32)).sum();
+                    assert_close(h[a][b], 2.0 * s / 5.0, 1e-12, "cubic_fit hessian by hand");
+                }
+            }
+            // vjp with a cotangent on the predictions: the design matrix transposed.
+            let d = [1.0, 0.0, -1.0, 0.5, 2.0];
+            let (_, gw) = cubic_fit_vjp(&w, &xs, &ys, &mut [0.0; 5], 0.0, &d);
+            for a in 0..4 {
+                let s: f64 = xs.iter().zip(&d).map(|(x, d)| d * x.powi(a as i32)).sum();
+                assert_close(gw[a], s, 1e-12, "cubic_fit vjp of the predictions");
+            }
+            let mut dy = [f64::NAN; 5];
+            cubic_fit_jvp(&w, &xs, &ys, &mut [0.0; 5], vec![0.0, 1.0, 0.0, 0.0], &mut dy);
+            assert_all_close(&dy, &xs, 1e-12, "cubic_fit jvp of the predictions");
+        }
+    }
+
+    /// The right-hand side of the discrete heat equation with fixed ends, written into `du`, at
+    /// `order = 2`, active in `u` alone.
+    #[differentiable(wrt(u), order = 2)]
+    pub fn heat_rhs(u: &[f64], alpha: f64, du: &mut [f64]) {
+        let n = u.len();
+        for i in 0..n {
+            let left = if i == 0 { 0.0 } else { u[i - 1] };
+            let right = if i + 1 == n { 0.0 } else { u[i + 1] };
+            du[i] = alpha * (left - 2.0 * u[i] + right) - u[i] * u[i] * u[i];
+        }
+    }
+
+    #[test]
+    fn heat_rhs_jacobian_vjp_jvp() {
+        for u in points(3909, 4, 8, -1.0, 1.0) {
+            let alpha = 0.7;
+            let mut out = [f64::NAN; 4];
+            let j = heat_rhs_jacobian(&u, alpha, &mut out);
+            let mut want = [0.0; 4];
+            heat_rhs(&u, alpha, &mut want);
+            assert_eq!(out, want, "_jacobian writes the output");
+            for i in 0..4 {
+                for c in 0..4 {
+                    let e = if i == c {
+                        -2.0 * alpha - 3.0 * u[i] * u[i]
+                    } else if i.abs_diff(c) == 1 {
+                        alpha
+                    } else {
+                        0.0
+                    };
+                    assert_close(j[i][c], e, 1e-12, "heat jacobian by hand");
+                }
+            }
+            let d = [0.5, -1.0, 0.25, 1.5];
+            let gu = heat_rhs_vjp(&u, alpha, &mut [0.0; 4], &d);
+            assert_all_close(&gu, &times_t(&j, &d), 1e-12, "heat vjp");
+            let mut du = [f64::NAN; 4];
+            let t = vec![1.0, 2.0, -1.0, 0.5];
+            heat_rhs_jvp(&u, alpha, &mut [0.0; 4], t.clone(), &mut du);
+            assert_all_close(&du, &times(&j, &t), 1e-12, "heat jvp");
+        }
+    }
+
+    /// The residuals of a damped oscillator at sample times into `r`, the returned float the sum of
+    /// squares; active in the parameters (a tuple) and the initial state, `order = 2`.
+    #[differentiable(wrt(params, x0), order = 2)]
+    pub fn oscillator_fit(params: (f64, f64), x0: f64, ts: &[f64], ys: &[f64], r: &mut [f64]) -> f64 {
+        let (omega, zeta) = params;
+        let mut s = 0.0;
+        for i in 0..ts.len() {
+            r[i] = x0 * (-zeta * ts[i]).exp() * (omega * ts[i]).cos() - ys[i];
+            s += r[i] * r[i];
+        }
+        s
+    }
+
+    #[test]
+    fn oscillator_fit_tuple_and_outputs() {
+        let ts = [0.1, 0.5, 1.0, 1.7];
+        let ys = [0.9, 0.4, -0.3, -0.5];
+        for p in points(3910, 3, 10, 0.2, 2.0) {
+            let h = check2(
+                "oscillator_fit",
+                &p,
+                |p| oscillator_fit((p[0], p[1]), p[2], &ts, &ys, &mut [0.0; 4]),
+                |p| {
+                    let (v, ((a, b), c)) = oscillator_fit_grad((p[0], p[1]), p[2], &ts, &ys, &mut [0.0; 4]);
+                    (v, vec![a, b, c])
+                },
+                |p| {
+                    let (v, ((a, b), c), h) =
+                        oscillator_fit_hessian((p[0], p[1]), p[2], &ts, &ys, &mut [0.0; 4]);
+                    (v, vec![a, b, c], h)
+                },
+            );
+            let (_, ((a, b), c)) = oscillator_fit_grad((p[0], p[1]), p[2], &ts, &ys, &mut [0.0; 4]);
+            let (_, _, ((ha, hb), hc)) =
+                oscillator_fit_hvp((p[0], p[1]), p[2], &ts, &ys, &mut [0.0; 4], ((1.0, -1.0), 0.5));
+            check_hvp("oscillator_fit", &h, &[a, b, c], &[1.0, -1.0, 0.5], (0.0, vec![a, b, c], vec![ha, hb, hc]));
+            // The Jacobian of the residuals by differences against vjp rows.
+            let jr = fd_jacobian(
+                |p| {
+                    let mut r = vec![0.0; 4];
+                    oscillator_fit((p[0], p[1]), p[2], &ts, &ys, &mut r);
+                    r
+                },
+                &p,
+            );
+            for i in 0..4 {
+                let mut d = [0.0; 4];
+                d[i] = 1.0;
+                let (_, ((a, b), c)) =
+                    oscillator_fit_vjp((p[0], p[1]), p[2], &ts, &ys, &mut [0.0; 4], 0.0, &d);
+                assert_all_close(&[a, b, c], &jr[i], 1e-6, "oscillator residual row");
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (2) Methods and `Differentiable` structs at `order = 2` and `order = 3`.
+
+mod mechanics {
+    use super::*;
+    use autodiff::{differentiable, Differentiable, Float};
+
+    /// A pendulum's parameters; the number of series terms is a constant.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Pendulum {
+        pub g: f64,
+        pub l: f64,
+        #[no_grad]
+        pub terms: usize,
+    }
+
+    impl Pendulum {
+        /// The small-angle angular frequency `√(g / l)`.
+        #[differentiable(wrt(self))]
+        pub fn omega(&self) -> f64 {
+            (self.g / self.l).sqrt()
+        }
+
+        /// The series of the period's growth with the amplitude: `1 + θ²/16 + 11 θ⁴/3072`.
+        #[differentiable]
+        pub fn series(theta: f64) -> f64 {
+            let t2 = theta * theta;
+            1.0 + t2 / 16.0 + 11.0 * t2 * t2 / 3072.0
+        }
+
+        /// The period at amplitude `theta`, through `self.omega()` and `Self::series` (the series left
+        /// out below three terms: the `#[no_grad]` field read as an integer).
+        #[differentiable(wrt(self, theta), order = 2)]
+        pub fn period(&self, theta: f64) -> f64 {
+            let base = 2.0 * std::f64::consts::PI / self.omega();
+            if self.terms > 2 {
+                base * Self::series(theta)
+            } else {
+                base
+            }
+        }
+    }
+
+    fn period_by_hand(p: &[f64]) -> f64 {
+        let (g, l, t) = (p[0], p[1], p[2]);
+        2.0 * std::f64::consts::PI * (l / g).sqrt() * (1.0 + t * t / 16.0 + 11.0 * t.powi(4) / 3072.0)
+    }
+
+    #[test]
+    fn pendulum_period_at_order_2() {
+        for q in points(3921, 3, 10, 0.5, 2.0) {
+            let pend = |q: &[f64]| Pendulum { g: q[0] * 9.0, l: q[1], terms: 3 };
+            let scaled = |q: &[f64]| vec![q[0] * 9.0, q[1], q[2]];
+            let flat = |(s, t): (Pendulum, f64)| vec![s.g, s.l, t];
+            let h = check2(
+                "period",
+                &scaled(&q),
+                period_by_hand,
+                |p| {
+                    let (v, g) = Pendulum { g: p[0], l: p[1], terms: 3 }.period_grad(p[2]);
+                    (v, flat(g))
+                },
+                |p| {
+                    let (v, g, h) = Pendulum { g: p[0], l: p[1], terms: 3 }.period_hessian(p[2]);
+                    (v, flat(g), h)
+                },
+            );
+            assert_eq!(h.len(), 3, "the no_grad field is no input of the Hessian");
+            let s = pend(&q);
+            assert_close(s.period(q[2]), period_by_hand(&scaled(&q)), 1e-12, "value");
+            let (_, gr) = s.period_grad(q[2]);
+            assert_eq!(gr.0.terms, 3, "the gradient copies the no_grad field");
+            let v = (Pendulum { g: 0.5, l: -1.0, terms: 3 }, 2.0);
+            let (_, g, hv) = s.period_hvp(q[2], v);
+            check_hvp("period", &h, &flat(g), &[0.5, -1.0, 2.0], (0.0, flat(gr), flat(hv)));
+        }
+    }
+
+    /// One Gaussian component, parametrised by its mean and log standard deviation.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Normal {
+        pub mu: f64,
+        pub log_s: f64,
+    }
+
+    /// A two-component mixture: nested structs, a mixing logit, and an integer tag.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Mixture {
+        pub a: Normal,
+        pub b: Normal,
+        pub logit: f64,
+        #[no_grad]
+        pub tag: u32,
+    }
+
+    impl Mixture {
+        /// The density of a normal distribution, an associated function.
+        #[differentiable]
+        pub fn pdf(x: f64, mu: f64, log_s: f64) -> f64 {
+            let s = log_s.exp();
+            let z = (x - mu) / s;
+            (-0.5 * z * z).exp() / (s * (2.0 * std::f64::consts::PI).sqrt())
+        }
+
+        /// The negative log-likelihood of a sample, through `Self::pdf` on nested fields.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn nll(&self, xs: &[f64]) -> f64 {
+            let w = 1.0 / (1.0 + (-self.logit).exp());
+            let mut total = 0.0;
+            for &x in xs {
+                let pa = Self::pdf(x, self.a.mu, self.a.log_s);
+                let pb = Self::pdf(x, self.b.mu, self.b.log_s);
+                total -= (w * pa + (1.0 - w) * pb).ln();
+            }
+            total
+        }
+    }
+
+    #[test]
+    fn mixture_nll_over_nested_structs() {
+        let xs = [-1.2, -0.4, 0.3, 0.9, 1.8, 2.2];
+        let template = Mixture {
+            a: Normal { mu: 0.0, log_s: 0.0 },
+            b: Normal { mu: 0.0, log_s: 0.0 },
+            logit: 0.0,
+            tag: 7,
+        };
+        for q in points(3922, 5, 10, -1.0, 1.0) {
+            let m = |q: &[f64]| template.from_flat(q);
+            let h = check2(
+                "nll",
+                &q,
+                |q| m(q).nll(&xs),
+                |q| {
+                    let (v, g) = m(q).nll_grad(&xs);
+                    assert_eq!(g.tag, 7);
+                    (v, g.to_flat())
+                },
+                |q| {
+                    let (v, g, h) = m(q).nll_hessian(&xs);
+                    (v, g.to_flat(), h)
+                },
+            );
+            assert_eq!(m(&q).to_flat(), q, "the flat view is (a.mu, a.log_s, b.mu, b.log_s, logit)");
+            let v = [0.2, -0.1, 0.4, 0.3, -1.0];
+            let (_, g, hv) = m(&q).nll_hvp(&xs, m(&v));
+            check_hvp("nll", &h, &g.to_flat(), &v, (0.0, g.to_flat(), hv.to_flat()));
+            // jvp against the gradient.
+            let (_, dv) = m(&q).nll_jvp(&xs, m(&v));
+            assert_close(dv, dot(&g.to_flat(), &v), 1e-12, "nll jvp");
+        }
+    }
+
+    /// A Duffing oscillator over any float type.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Duffing<T> {
+        pub alpha: T,
+        pub beta: T,
+        pub delta: T,
+    }
+
+    impl<T: Float> Duffing<T> {
+        /// Its energy, active in the parameters and the state.
+        #[differentiable(wrt(self, x, v), order = 2)]
+        pub fn energy(&self, x: T, v: T) -> T {
+            let half = T::from(0.5).unwrap();
+            let quarter = T::from(0.25).unwrap();
+            half * v * v + half * self.alpha * x * x + quarter * self.beta * x.powi(4)
+        }
+
+        /// Its acceleration, in the position alone, to the third derivative.
+        #[differentiable(wrt(x), order = 3)]
+        pub fn accel(&self, x: T, v: T) -> T {
+            -(self.delta * v + self.alpha * x + self.beta * x.powi(3))
+        }
+
+        /// Its acceleration, in the parameters and the state.
+        #[differentiable(wrt(self, x, v))]
+        pub fn force(&self, x: T, v: T) -> T {
+            -(self.delta * v + self.alpha * x + self.beta * x.powi(3))
+        }
+
+        /// The energy after one symplectic Euler step, through `self.force` and `self.energy`.
+        #[differentiable(wrt(self, x, v), order = 2)]
+        pub fn stepped_energy(&self, x: T, v: T, dt: T) -> T {
+            let v1 = v + dt * self.force(x, v);
+            let x1 = x + dt * v1;
+            self.energy(x1, v1)
+        }
+    }
+
+    #[test]
+    fn duffing_generic_impl() {
+        for q in points(3923, 5, 10, -1.0, 1.0) {
+            let d = |q: &[f64]| Duffing { alpha: q[0], beta: q[1] + 1.5, delta: 0.3 };
+            let flat = |(s, x, v): (Duffing<f64>, f64, f64)| vec![s.alpha, s.beta, s.delta, x, v];
+            // The energy over (alpha, beta, delta, x, v): delta does not appear.
+            let h = check2(
+                "energy",
+                &[q[0], q[1] + 1.5, 0.3, q[3], q[4]],
+                |p| Duffing { alpha: p[0], beta: p[1], delta: p[2] }.energy(p[3], p[4]),
+                |p| {
+                    let (e, g) = Duffing { alpha: p[0], beta: p[1], delta: p[2] }.energy_grad(p[3], p[4]);
+                    (e, flat(g))
+                },
+                |p| {
+                    let (e, g, h) = Duffing { alpha: p[0], beta: p[1], delta: p[2] }.energy_hessian(p[3], p[4]);
+                    (e, flat(g), h)
+                },
+            );
+            let x = q[3];
+            assert_close(h[3][3], q[0] + 3.0 * (q[1] + 1.5) * x * x, 1e-12, "d2E/dx2");
+            assert_close(h[0][3], x, 1e-12, "d2E/dalpha dx");
+            assert_close(h[4][4], 1.0, 1e-12, "d2E/dv2");
+            // accel''' = -6 beta.
+            let s = d(&q);
+            let dd = s.accel_derivatives(x, q[4]);
+            assert_close(dd[3], -6.0 * s.beta, 1e-12, "accel'''");
+            check3(
+                "accel",
+                x,
+                dd,
+                |x| s.accel(x, q[4]),
+                |x| s.accel_grad(x, q[4]).1,
+                |x| s.accel_hessian(x, q[4]).2[0][0],
+            );
+            // f32 instance.
+            let s32 = Duffing { alpha: q[0] as f32, beta: (q[1] + 1.5) as f32, delta: 0.3f32 };
+            let d32 = s32.accel_derivatives(x as f32, q[4] as f32);
+            for k in 0..4 {
+                assert_close(d32[k] as f64, dd[k], 1e-4, "accel at f32");
+            }
+            // The stepped energy over (alpha, beta, delta, x, v).
+            let p = [q[0], q[1] + 1.5, 0.3 + 0.1 * q[2], q[3], q[4]];
+            check2(
+                "stepped_energy",
+                &p,
+                |p| Duffing { alpha: p[0], beta: p[1], delta: p[2] }.stepped_energy(p[3], p[4], 0.1),
+                |p| {
+                    let (e, g) = Duffing { alpha: p[0], beta: p[1], delta: p[2] }
+                        .stepped_energy_grad(p[3], p[4], 0.1);
+                    (e, flat(g))
+                },
+                |p| {
+                    let (e, g, h) = Duffing { alpha: p[0], beta: p[1], delta: p[2] }
+                        .stepped_energy_hessian(p[3], p[4], 0.1);
+                    (e, flat(g), h)
+                },
+            );
+        }
+    }
+
+    /// Lennard-Jones pair potential; its parameters are constants of the methods below.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct LennardJones {
+        pub eps: f64,
+        pub sigma: f64,
+    }
+
+    impl LennardJones {
+        /// The pair potential at distance `r`, to the third derivative.
+        #[differentiable(wrt(r), order = 3)]
+        pub fn potential(&self, r: f64) -> f64 {
+            let s6 = (self.sigma / r).powi(6);
+            4.0 * self.eps * (s6 * s6 - s6)
+        }
+
+        /// The energy of atoms on a line, each atom's share written into `per_atom`, through
+        /// `self.potential`.
+        #[differentiable(wrt(x), order = 2)]
+        pub fn chain_energy(&self, x: &[f64], per_atom: &mut [f64]) -> f64 {
+            let n = x.len();
+            let mut total = 0.0;
+            for i in 0..n {
+                per_atom[i] = 0.0;
+            }
+            for i in 0..n {
+                for j in i + 1..n {
+                    let e = self.potential((x[j] - x[i]).abs());
+                    per_atom[i] += 0.5 * e;
+                    per_atom[j] += 0.5 * e;
+                    total += e;
+                }
+            }
+            total
+        }
+    }
+
+    #[test]
+    fn lennard_jones_methods() {
+        let lj = &LennardJones { eps: 1.3, sigma: 0.9 };
+        for q in points(3924, 1, 10, 0.85, 2.0) {
+            let r = q[0];
+            let d = lj.potential_derivatives(r);
+            let (e, s) = (lj.eps, lj.sigma);
+            let by_hand = [
+                4.0 * e * (s.powi(12) / r.powi(12) - s.powi(6) / r.powi(6)),
+                4.0 * e * (-12.0 * s.powi(12) / r.powi(13) + 6.0 * s.powi(6) / r.powi(7)),
+                4.0 * e * (156.0 * s.powi(12) / r.powi(14) - 42.0 * s.powi(6) / r.powi(8)),
+                4.0 * e * (-2184.0 * s.powi(12) / r.powi(15) + 336.0 * s.powi(6) / r.powi(9)),
+            ];
+            assert_all_close(&d, &by_hand, 1e-10, "LJ by hand");
+            check3(
+                "LJ",
+                r,
+                d,
+                |r| lj.potential(r),
+                |r| lj.potential_grad(r).1,
+                |r| lj.potential_hessian(r).2[0][0],
+            );
+        }
+        for q in points(3925, 4, 8, -0.2, 0.2) {
+            let x: Vec<f64> = q.iter().enumerate().map(|(i, d)| i as f64 * 1.1 + d).collect();
+            let h = check2(
+                "chain_energy",
+                &x,
+                |x| lj.chain_energy(x, &mut [0.0; 4]),
+                |x| lj.chain_energy_grad(x, &mut [0.0; 4]),
+                |x| {
+                    let mut per = [f64::NAN; 4];
+                    let r = lj.chain_energy_hessian(x, &mut per);
+                    let mut want = [0.0; 4];
+                    lj.chain_energy(x, &mut want);
+                    assert_eq!(per, want, "_hessian writes the shares");
+                    r
+                },
+            );
+            // Translation invariance: every row of the Hessian sums to zero.
+            for row in &h {
+                assert!(row.iter().sum::<f64>().abs() < 1e-8 * row.iter().map(|v| v.abs()).sum::<f64>().max(1.0));
+            }
+            // Each atom's share: vjp rows against differences.
+            let share = |k: usize| move |x: &[f64]| {
+                let mut per = [0.0; 4];
+                lj.chain_energy(x, &mut per);
+                per[k]
+            };
+            for k in 0..4 {
+                let mut d = [0.0; 4];
+                d[k] = 1.0;
+                let (_, g) = lj.chain_energy_vjp(&x, &mut [0.0; 4], 0.0, &d);
+                assert_all_close(&g, &fd_grad(share(k), &x), 1e-6, "share gradient");
+            }
+        }
+    }
+
+    /// A Morse potential as an associated function, `Morse::energy(..)`.
+    pub struct Morse;
+
+    impl Morse {
+        #[differentiable(order = 2)]
+        pub fn energy(r: f64, depth: f64, width: f64, r0: f64) -> f64 {
+            let e = 1.0 - (-width * (r - r0)).exp();
+            depth * e * e
+        }
+    }
+
+    #[test]
+    fn morse_associated_function() {
+        for p in points(3926, 4, 10, 0.5, 2.0) {
+            let h = check2(
+                "Morse::energy",
+                &p,
+                |p| Morse::energy(p[0], p[1], p[2], p[3]),
+                |p| {
+                    let (v, (a, b, c, d)) = Morse::energy_grad(p[0], p[1], p[2], p[3]);
+                    (v, vec![a, b, c, d])
+                },
+                |p| {
+                    let (v, (a, b, c, d), h) = Morse::energy_hessian(p[0], p[1], p[2], p[3]);
+                    (v, vec![a, b, c, d], h)
+                },
+            );
+            // d²/dr² = 2 D a² (2 u² - u) with u = e^{-a (r - r0)}.
+            let u = (-p[2] * (p[0] - p[3])).exp();
+            assert_close(h[0][0], 2.0 * p[1] * p[2] * p[2] * (2.0 * u * u - u), 1e-10, "Morse by hand");
+            assert_close(h[1][1], 0.0, 1e-12, "linear in the depth");
+        }
+    }
+
+    /// A pinhole camera with radial distortion: a scalar, an array and a `Vec` field.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Camera {
+        pub focal: f64,
+        pub centre: [f64; 2],
+        pub k: Vec<f64>,
+    }
+
+    impl Camera {
+        /// The projection of a 3D point, returned as an array.
+        #[differentiable(wrt(self, p))]
+        pub fn project(&self, p: &[f64; 3]) -> [f64; 2] {
+            let (u, v) = (p[0] / p[2], p[1] / p[2]);
+            let r2 = u * u + v * v;
+            let dist = 1.0 + self.k[0] * r2 + self.k[1] * r2 * r2;
+            [
+                self.focal * dist * u + self.centre[0],
+                self.focal * dist * v + self.centre[1],
+            ]
+        }
+
+        /// The reprojection error of points against observations, through `self.project`.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn reprojection(&self, pts: &[[f64; 3]], obs: &[[f64; 2]]) -> f64 {
+            let mut s = 0.0;
+            for i in 0..pts.len() {
+                let q = self.project(&pts[i]);
+                s += (q[0] - obs[i][0]).powi(2) + (q[1] - obs[i][1]).powi(2);
+            }
+            s
+        }
+    }
+
+    #[test]
+    fn camera_struct_with_array_and_vec_fields() {
+        let pts = [[0.1, -0.2, 2.0], [0.5, 0.3, 3.0], [-0.4, 0.1, 1.5]];
+        let obs = [[0.2, -0.1], [0.3, 0.2], [-0.2, 0.05]];
+        let template = Camera { focal: 0.0, centre: [0.0; 2], k: vec![0.0; 2] };
+        for q in points(3927, 5, 8, -0.5, 0.5) {
+            let q: Vec<f64> = [vec![1.0 + q[0]], q[1..].to_vec()].concat();
+            let cam = |q: &[f64]| template.from_flat(q);
+            let h = check2(
+                "reprojection",
+                &q,
+                |q| cam(q).reprojection(&pts, &obs),
+                |q| {
+                    let (v, g) = cam(q).reprojection_grad(&pts, &obs);
+                    (v, g.to_flat())
+                },
+                |q| {
+                    let (v, g, h) = cam(q).reprojection_hessian(&pts, &obs);
+                    (v, g.to_flat(), h)
+                },
+            );
+            // _grad_into a Camera buffer, filled with garbage first.
+            let mut into = Camera { focal: f64::NAN, centre: [f64::NAN; 2], k: vec![f64::NAN; 2] };
+            let v = cam(&q).reprojection_grad_into(&pts, &obs, &mut into);
+            let (v2, g) = cam(&q).reprojection_grad(&pts, &obs);
+            assert_eq!((v, into.to_flat()), (v2, g.to_flat()), "grad_into of a struct");
+            // The centre enters linearly: d²/dc0² = 2 n.
+            assert_close(h[1][1], 6.0, 1e-12, "d2/dcentre0^2");
+            // The projection's Jacobian over (camera, point) against differences.
+            let p = [0.3, -0.2, 2.5];
+            let j = cam(&q).project_jacobian(&p);
+            let jf = fd_jacobian(
+                |w| cam(&w[..5]).project(&[w[5], w[6], w[7]]).to_vec(),
+                &[q.clone(), p.to_vec()].concat(),
+            );
+            for i in 0..2 {
+                assert_all_close(&j[i], &jf[i], 1e-6, "project jacobian");
+            }
+        }
+    }
+
+    /// Parameters of a quadratic model taken by value, with a `_grad_into` at `order = 2`.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Ridge {
+        pub w: [f64; 2],
+        pub c: Vec<f64>,
+        pub s: f64,
+    }
+
+    /// A ridge-regularised quadratic form in `x`, the struct by value.
+    #[differentiable(order = 2)]
+    pub fn ridge(q: Ridge, x: &[f64], lam: f64) -> f64 {
+        let lin = q.w[0] * x[0] + q.w[1] * x[1];
+        let quad = q.c[0] * x[0] * x[0] + q.c[1] * x[0] * x[1] + q.c[2] * x[1] * x[1];
+        let reg = q.w[0] * q.w[0] + q.w[1] * q.w[1] + q.s * q.s;
+        (lin + quad - q.s).powi(2) + lam * reg
+    }
+
+    #[test]
+    fn ridge_struct_by_value() {
+        let template = Ridge { w: [0.0; 2], c: vec![0.0; 3], s: 0.0 };
+        for p in points(3928, 9, 8, -1.0, 1.0) {
+            let split = |p: &[f64]| (template.from_flat(&p[..6]), p[6..8].to_vec(), p[8]);
+            let flat = |(q, x, l): (Ridge, Vec<f64>, f64)| [q.to_flat(), x, vec![l]].concat();
+            check2(
+                "ridge",
+                &p,
+                |p| {
+                    let (q, x, l) = split(p);
+                    ridge(q, &x, l)
+                },
+                |p| {
+                    let (q, x, l) = split(p);
+                    let (v, g) = ridge_grad(q, &x, l);
+                    (v, flat(g))
+                },
+                |p| {
+                    let (q, x, l) = split(p);
+                    let (v, g, h) = ridge_hessian(q, &x, l);
+                    (v, flat(g), h)
+                },
+            );
+            let (q, x, l) = split(&p);
+            let mut gq = Ridge { w: [f64::NAN; 2], c: vec![f64::NAN; 3], s: f64::NAN };
+            let mut gx = vec![f64::NAN; 2];
+            let mut gl = f64::NAN;
+            let v = ridge_grad_into(q.clone(), &x, l, (&mut gq, &mut gx, &mut gl));
+            let (v2, g) = ridge_grad(q, &x, l);
+            assert_eq!(v, v2);
+            assert_eq!(flat((gq, gx, gl)), flat(g), "grad_into of (struct, slice, scalar)");
+        }
+    }
+
+    /// A struct taken by value by a method, `self` active.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Logistic {
+        pub k: f64,
+        pub x0: f64,
+    }
+
+    impl Logistic {
+        #[differentiable(wrt(self, x), order = 2)]
+        pub fn eval(self, x: f64) -> f64 {
+            1.0 / (1.0 + (-self.k * (x - self.x0)).exp())
+        }
+    }
+
+    #[test]
+    fn logistic_self_by_value() {
+        for p in points(3929, 3, 10, -2.0, 2.0) {
+            let flat = |(s, x): (Logistic, f64)| vec![s.k, s.x0, x];
+            check2(
+                "Logistic::eval",
+                &p,
+                |p| Logistic { k: p[0], x0: p[1] }.eval(p[2]),
+                |p| {
+                    let (v, g) = Logistic { k: p[0], x0: p[1] }.eval_grad(p[2]);
+                    (v, flat(g))
+                },
+                |p| {
+                    let (v, g, h) = Logistic { k: p[0], x0: p[1] }.eval_hessian(p[2]);
+                    (v, flat(g), h)
+                },
+            );
+        }
+    }
+}
