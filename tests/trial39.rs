@@ -1243,3 +1243,342 @@ mod mechanics {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (3) `_grad_into` for every parameter kind of API.md's table, at `order = 2`, with and without `wrt`.
+
+mod into {
+    use super::*;
+    use autodiff::differentiable;
+
+    /// A smooth elastic-net penalty: a scalar and a slice.
+    #[differentiable(order = 2)]
+    pub fn elastic_net(lam: f64, w: &[f64]) -> f64 {
+        let mut l1 = 0.0;
+        let mut l2 = 0.0;
+        for &v in w {
+            l1 += (v * v + 1e-2).sqrt();
+            l2 += v * v;
+        }
+        lam * l1 + 0.5 * (1.0 - lam) * l2
+    }
+
+    #[test]
+    fn elastic_net_scalar_and_slice() {
+        for p in points(3931, 4, 10, -1.0, 1.0) {
+            check2(
+                "elastic_net",
+                &p,
+                |p| elastic_net(p[0], &p[1..]),
+                |p| {
+                    let (v, (gl, gw)) = elastic_net_grad(p[0], &p[1..]);
+                    (v, [vec![gl], gw].concat())
+                },
+                |p| {
+                    let (v, (gl, gw), h) = elastic_net_hessian(p[0], &p[1..]);
+                    (v, [vec![gl], gw].concat(), h)
+                },
+            );
+            let (mut gl, mut gw) = (f64::NAN, vec![f64::NAN; 3]);
+            let v = elastic_net_grad_into(p[0], &p[1..], (&mut gl, &mut gw));
+            let (v2, (el, ew)) = elastic_net_grad(p[0], &p[1..]);
+            assert_eq!((v, gl, gw), (v2, el, ew), "grad_into (scalar, slice)");
+        }
+    }
+
+    /// The entropy of the softmax of logits taken as an owned `Vec`.
+    #[differentiable(order = 2)]
+    pub fn softmax_entropy(z: Vec<f64>) -> f64 {
+        let m = z.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+        let s: f64 = z.iter().map(|v| (v - m).exp()).sum();
+        let mut h = 0.0;
+        for &v in &z {
+            let p = (v - m).exp() / s;
+            h -= p * p.ln();
+        }
+        h
+    }
+
+    #[test]
+    fn softmax_entropy_owned_vec() {
+        for z in points(3932, 4, 10, -2.0, 2.0) {
+            let h = check2(
+                "softmax_entropy",
+                &z,
+                |z| softmax_entropy(z.to_vec()),
+                |z| softmax_entropy_grad(z.to_vec()),
+                |z| softmax_entropy_hessian(z.to_vec()),
+            );
+            let mut g = vec![f64::NAN; 4];
+            let v = softmax_entropy_grad_into(z.clone(), &mut g);
+            assert_eq!((v, g.clone()), softmax_entropy_grad(z.clone()));
+            // Shifting every logit changes nothing: the gradient sums to zero, and so do the rows.
+            assert!(g.iter().sum::<f64>().abs() < 1e-12);
+            for row in &h {
+                assert!(row.iter().sum::<f64>().abs() < 1e-10);
+            }
+            let v = vec![0.5, -0.5, 1.0, 0.0];
+            check_hvp("softmax_entropy", &h, &g, &v, softmax_entropy_hvp(z.clone(), v.clone()));
+        }
+    }
+
+    /// Barycentric interpolation in a triangle: an owned array and an array by reference.
+    #[differentiable(order = 2)]
+    pub fn barycentric(values: [f64; 3], w: &[f64; 3]) -> f64 {
+        let total = w[0] + w[1] + w[2];
+        (values[0] * w[0] + values[1] * w[1] + values[2] * w[2]) / total
+    }
+
+    #[test]
+    fn barycentric_arrays() {
+        for p in points(3933, 6, 10, 0.2, 2.0) {
+            let arr = |p: &[f64]| ([p[0], p[1], p[2]], [p[3], p[4], p[5]]);
+            check2(
+                "barycentric",
+                &p,
+                |p| barycentric(arr(p).0, &arr(p).1),
+                |p| {
+                    let (v, (a, b)) = barycentric_grad(arr(p).0, &arr(p).1);
+                    (v, [a, b].concat())
+                },
+                |p| {
+                    let (v, (a, b), h) = barycentric_hessian(arr(p).0, &arr(p).1);
+                    (v, [a, b].concat(), h)
+                },
+            );
+            let (mut a, mut b) = ([f64::NAN; 3], [f64::NAN; 3]);
+            let v = barycentric_grad_into(arr(&p).0, &arr(&p).1, (&mut a, &mut b));
+            assert_eq!((v, (a, b)), barycentric_grad(arr(&p).0, &arr(&p).1));
+            // By hand: d/dvalues = w / Σw.
+            let t = p[3] + p[4] + p[5];
+            assert_all_close(&a, &[p[3] / t, p[4] / t, p[5] / t], 1e-14, "barycentric by hand");
+        }
+    }
+
+    /// A quadratic form plus a log-barrier, over a matrix as `&[Vec<f64>]` and a vector.
+    #[differentiable(order = 2)]
+    pub fn quad_barrier(a: &[Vec<f64>], x: &[f64]) -> f64 {
+        let n = x.len();
+        let mut s = 0.0;
+        for i in 0..n {
+            for j in 0..n {
+                s += x[i] * a[i][j] * x[j];
+            }
+            s -= (2.0 - x[i] * x[i]).ln();
+        }
+        s
+    }
+
+    #[test]
+    fn quad_barrier_matrix_rows() {
+        for p in points(3934, 9 + 3, 8, -1.0, 1.0) {
+            let split = |p: &[f64]| {
+                let a: Vec<Vec<f64>> = (0..3).map(|i| p[3 * i..3 * i + 3].to_vec()).collect();
+                (a, p[9..].to_vec())
+            };
+            let flat = |(a, x): (Vec<Vec<f64>>, Vec<f64>)| [a.concat(), x].concat();
+            check2(
+                "quad_barrier",
+                &p,
+                |p| quad_barrier(&split(p).0, &split(p).1),
+                |p| {
+                    let (v, g) = quad_barrier_grad(&split(p).0, &split(p).1);
+                    (v, flat(g))
+                },
+                |p| {
+                    let (v, g, h) = quad_barrier_hessian(&split(p).0, &split(p).1);
+                    (v, flat(g), h)
+                },
+            );
+            let (a, x) = split(&p);
+            let mut ga = vec![vec![f64::NAN; 3]; 3];
+            let mut gx = vec![f64::NAN; 3];
+            let v = quad_barrier_grad_into(&a, &x, (&mut ga, &mut gx));
+            assert_eq!((v, (ga.clone(), gx)), quad_barrier_grad(&a, &x));
+            // d/dA = x xᵀ.
+            for i in 0..3 {
+                for j in 0..3 {
+                    assert_close(ga[i][j], x[i] * x[j], 1e-14, "d/dA by hand");
+                }
+            }
+        }
+    }
+
+    /// The log-determinant of a 2×2 SPD-ish matrix as a nested array, plus its trace.
+    #[differentiable(order = 2)]
+    pub fn logdet_trace(m: [[f64; 2]; 2]) -> f64 {
+        let det = m[0][0] * m[1][1] - m[0][1] * m[1][0];
+        det.ln() - 0.5 * (m[0][0] + m[1][1])
+    }
+
+    #[test]
+    fn logdet_nested_array() {
+        for p in points(3935, 4, 10, -0.5, 0.5) {
+            let m = |p: &[f64]| [[2.0 + p[0], p[1]], [p[2], 2.0 + p[3]]];
+            let q: Vec<f64> = m(&p).concat();
+            let h = check2(
+                "logdet_trace",
+                &q,
+                |q| logdet_trace([[q[0], q[1]], [q[2], q[3]]]),
+                |q| {
+                    let (v, g) = logdet_trace_grad([[q[0], q[1]], [q[2], q[3]]]);
+                    (v, g.concat())
+                },
+                |q| {
+                    let (v, g, h) = logdet_trace_hessian([[q[0], q[1]], [q[2], q[3]]]);
+                    (v, g.concat(), h)
+                },
+            );
+            let mut g = [[f64::NAN; 2]; 2];
+            let v = logdet_trace_grad_into(m(&p), &mut g);
+            assert_eq!((v, g), logdet_trace_grad(m(&p)));
+            // d log det / dM = M^{-T}.
+            let d = q[0] * q[3] - q[1] * q[2];
+            let inv_t = [q[3] / d, -q[2] / d, -q[1] / d, q[0] / d];
+            assert_all_close(&g.concat(), &[inv_t[0] - 0.5, inv_t[1], inv_t[2], inv_t[3] - 0.5], 1e-12, "M^-T");
+            let v = [[1.0, 0.5], [-0.5, 2.0]];
+            let (_, gh, hv) = logdet_trace_hvp(m(&p), v);
+            check_hvp("logdet_trace", &h, &g.concat(), &v.concat(), (0.0, gh.concat(), hv.concat()));
+        }
+    }
+
+    /// A two-body gravitational energy over tuples: positions as `(f64, f64)` pairs.
+    #[differentiable(order = 2)]
+    pub fn two_body(a: (f64, f64), b: (f64, f64), m: f64) -> f64 {
+        let (ax, ay) = a;
+        let (bx, by) = b;
+        let r = ((ax - bx).powi(2) + (ay - by).powi(2)).sqrt();
+        -m / r + 0.5 * (ax * ax + ay * ay)
+    }
+
+    #[test]
+    fn two_body_tuples() {
+        for p in points(3936, 5, 10, -1.0, 1.0) {
+            let p = [p[0], p[1], p[2] + 2.5, p[3], 1.0 + p[4].abs()];
+            let flat = |((a, b), (c, d), m): ((f64, f64), (f64, f64), f64)| vec![a, b, c, d, m];
+            check2(
+                "two_body",
+                &p,
+                |p| two_body((p[0], p[1]), (p[2], p[3]), p[4]),
+                |p| {
+                    let (v, g) = two_body_grad((p[0], p[1]), (p[2], p[3]), p[4]);
+                    (v, flat(g))
+                },
+                |p| {
+                    let (v, g, h) = two_body_hessian((p[0], p[1]), (p[2], p[3]), p[4]);
+                    (v, flat(g), h)
+                },
+            );
+            let (mut ga, mut gb, mut gm) = ((f64::NAN, f64::NAN), (f64::NAN, f64::NAN), f64::NAN);
+            let v = two_body_grad_into((p[0], p[1]), (p[2], p[3]), p[4], (&mut ga, &mut gb, &mut gm));
+            assert_eq!((v, (ga, gb, gm)), two_body_grad((p[0], p[1]), (p[2], p[3]), p[4]));
+        }
+    }
+
+    /// A Gram-matrix penalty `‖MᵀM - I‖²` over an owned `Vec<Vec<f64>>`, active in it alone
+    /// (`wrt`), a weight constant.
+    #[differentiable(wrt(m), order = 2)]
+    pub fn orthogonality(m: Vec<Vec<f64>>, weight: f64) -> f64 {
+        let cols = m[0].len();
+        let mut s = 0.0;
+        for a in 0..cols {
+            for b in 0..cols {
+                let mut g = 0.0;
+                for r in 0..m.len() {
+                    g += m[r][a] * m[r][b];
+                }
+                let target = if a == b { 1.0 } else { 0.0 };
+                s += (g - target) * (g - target);
+            }
+        }
+        weight * s
+    }
+
+    #[test]
+    fn orthogonality_owned_matrix() {
+        for p in points(3937, 6, 8, -1.0, 1.0) {
+            let m = |p: &[f64]| vec![p[0..2].to_vec(), p[2..4].to_vec(), p[4..6].to_vec()];
+            check2(
+                "orthogonality",
+                &p,
+                |p| orthogonality(m(p), 0.7),
+                |p| {
+                    let (v, g) = orthogonality_grad(m(p), 0.7);
+                    (v, g.concat())
+                },
+                |p| {
+                    let (v, g, h) = orthogonality_hessian(m(p), 0.7);
+                    (v, g.concat(), h)
+                },
+            );
+            let mut g = vec![vec![f64::NAN; 2]; 3];
+            let v = orthogonality_grad_into(m(&p), 0.7, &mut g);
+            assert_eq!((v, g), orthogonality_grad(m(&p), 0.7));
+        }
+    }
+
+    /// A scalar by reference and a `&Vec<f64>`: a temperature-scaled log-sum-exp.
+    #[differentiable(order = 2)]
+    pub fn tempered_lse(t: &f64, z: &Vec<f64>) -> f64 {
+        let mut s = 0.0;
+        for &v in z.iter() {
+            s += (v / *t).exp();
+        }
+        *t * s.ln()
+    }
+
+    #[test]
+    fn tempered_lse_references() {
+        for p in points(3938, 4, 10, -1.0, 1.0) {
+            let p = [0.5 + p[0].abs(), p[1], p[2], p[3]];
+            check2(
+                "tempered_lse",
+                &p,
+                |p| tempered_lse(&p[0], &p[1..].to_vec()),
+                |p| {
+                    let (v, (gt, gz)) = tempered_lse_grad(&p[0], &p[1..].to_vec());
+                    (v, [vec![gt], gz].concat())
+                },
+                |p| {
+                    let (v, (gt, gz), h) = tempered_lse_hessian(&p[0], &p[1..].to_vec());
+                    (v, [vec![gt], gz].concat(), h)
+                },
+            );
+            let (mut gt, mut gz) = (f64::NAN, vec![f64::NAN; 3]);
+            let z = p[1..].to_vec();
+            let v = tempered_lse_grad_into(&p[0], &z, (&mut gt, &mut gz));
+            assert_eq!((v, (gt, gz)), tempered_lse_grad(&p[0], &z));
+        }
+    }
+
+    /// A weighted least-squares loss with `wrt(w)` over a slice, the data matrix and targets constant,
+    /// an integer stride beside them: `_grad_into` fills only `w`'s buffer.
+    #[differentiable(wrt(w), order = 2)]
+    pub fn weighted_ls(w: &[f64], data: &[f64], y: &[f64], stride: usize) -> f64 {
+        let mut s = 0.0;
+        for i in 0..y.len() {
+            let row = &data[i * stride..(i + 1) * stride];
+            let pred: f64 = row.iter().zip(w).map(|(a, b)| a * b).sum();
+            s += (pred - y[i]).powi(2) / (1.0 + w[0] * w[0]);
+        }
+        s
+    }
+
+    #[test]
+    fn weighted_ls_wrt_into() {
+        let data = [0.5, -1.0, 2.0, 0.3, 1.1, -0.7, -0.2, 0.4, 0.9];
+        let y = [0.1, -0.4, 0.8];
+        for w in points(3939, 3, 10, -1.0, 1.0) {
+            check2(
+                "weighted_ls",
+                &w,
+                |w| weighted_ls(w, &data, &y, 3),
+                |w| weighted_ls_grad(w, &data, &y, 3),
+                |w| weighted_ls_hessian(w, &data, &y, 3),
+            );
+            let mut g = [f64::NAN; 3];
+            let v = weighted_ls_grad_into(&w, &data, &y, 3, &mut g);
+            assert_eq!((v, g.to_vec()), weighted_ls_grad(&w, &data, &y, 3));
+        }
+    }
+}
