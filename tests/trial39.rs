@@ -1582,3 +1582,216 @@ mod into {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (5) Calls across modules: `a::f(..)`, `super::`, `crate::`, generic callees, methods of a struct
+// defined in another module, at `order = 2` and `order = 3`.
+
+pub mod physics {
+    pub mod drag {
+        use autodiff::differentiable;
+
+        /// Quadratic drag on a velocity component, signed (`|v|` kept away from 0 by the tests).
+        #[differentiable]
+        pub fn force(v: f64, c: f64) -> f64 {
+            -c * v * v.abs()
+        }
+    }
+
+    pub mod stats {
+        use autodiff::{differentiable, Float};
+
+        /// The log-density of a normal distribution, generic over the float type.
+        #[differentiable]
+        pub fn log_normal<T: Float>(x: T, mu: T, sigma: T) -> T {
+            let z = (x - mu) / sigma;
+            let half = T::from(0.5).unwrap();
+            let c = T::from(0.918_938_533_204_672_8).unwrap();
+            -half * z * z - sigma.ln() - c
+        }
+
+        /// A softplus written in `f64`, with `order = 2` of its own.
+        #[differentiable(order = 2)]
+        pub fn softplus(x: f64) -> f64 {
+            if x > 30.0 {
+                x
+            } else {
+                x.exp().ln_1p()
+            }
+        }
+    }
+
+    pub mod bodies {
+        use autodiff::{differentiable, Differentiable};
+
+        /// A rigid body in the plane.
+        #[derive(Clone, Debug, Differentiable)]
+        pub struct Body {
+            pub mass: f64,
+            pub pos: [f64; 2],
+        }
+
+        impl Body {
+            /// Its kinetic energy at velocity `v`, an associated function.
+            #[differentiable]
+            pub fn kinetic(mass: f64, v: &[f64; 2]) -> f64 {
+                0.5 * mass * (v[0] * v[0] + v[1] * v[1])
+            }
+
+            /// Its potential energy in a harmonic trap, a method with `self` active.
+            #[differentiable(wrt(self))]
+            pub fn trapped(&self, k: f64) -> f64 {
+                0.5 * k * self.mass * (self.pos[0] * self.pos[0] + self.pos[1] * self.pos[1])
+            }
+        }
+    }
+}
+
+mod across {
+    use super::physics;
+    use super::*;
+    use autodiff::differentiable;
+
+    /// A projectile under quadratic drag integrated by explicit Euler; the horizontal distance after a
+    /// fixed time, through `physics::drag::force`.
+    #[differentiable(order = 2)]
+    pub fn projectile(v0: f64, angle: f64, c: f64) -> f64 {
+        let (mut x, mut y) = (0.0, 0.0);
+        let (mut vx, mut vy) = (v0 * angle.cos(), v0 * angle.sin());
+        let dt = 0.01;
+        for _ in 0..50 {
+            let ax = physics::drag::force(vx, c);
+            let ay = physics::drag::force(vy, c) - 9.81;
+            x += dt * vx;
+            y += dt * vy;
+            vx += dt * ax;
+            vy += dt * ay;
+        }
+        x + 0.0 * y
+    }
+
+    #[test]
+    fn projectile_through_a_module() {
+        for p in points(3941, 3, 8, 0.0, 1.0) {
+            let p = [20.0 + 10.0 * p[0], 0.3 + 0.5 * p[1], 0.01 + 0.05 * p[2]];
+            let h = check2(
+                "projectile",
+                &p,
+                |p| projectile(p[0], p[1], p[2]),
+                |p| {
+                    let (v, (a, b, c)) = projectile_grad(p[0], p[1], p[2]);
+                    (v, vec![a, b, c])
+                },
+                |p| {
+                    let (v, (a, b, c), h) = projectile_hessian(p[0], p[1], p[2]);
+                    (v, vec![a, b, c], h)
+                },
+            );
+            let g = {
+                let (_, (a, b, c)) = projectile_grad(p[0], p[1], p[2]);
+                vec![a, b, c]
+            };
+            let (_, (a, b, c), (x, y, z)) = projectile_hvp(p[0], p[1], p[2], (1.0, -2.0, 3.0));
+            check_hvp("projectile", &h, &g, &[1.0, -2.0, 3.0], (0.0, vec![a, b, c], vec![x, y, z]));
+        }
+    }
+
+    /// The negative log-likelihood of a sample under a normal distribution with softplus-positive
+    /// scale, through a generic callee and an `order = 2` callee in a nested module (`super::`
+    /// and `crate::` paths); `order = 3` in the mean alone.
+    #[differentiable(wrt(mu), order = 3)]
+    pub fn gaussian_nll(mu: f64, raw_sigma: f64, xs: &[f64]) -> f64 {
+        let sigma = super::physics::stats::softplus(raw_sigma) + 0.1;
+        let mut s = 0.0;
+        for &x in xs {
+            s -= crate::physics::stats::log_normal(x, mu, sigma);
+        }
+        s
+    }
+
+    /// The same over both parameters, `order = 2`.
+    #[differentiable(wrt(mu, raw_sigma), order = 2)]
+    pub fn gaussian_nll2(mu: f64, raw_sigma: f64, xs: &[f64]) -> f64 {
+        let sigma = physics::stats::softplus(raw_sigma) + 0.1;
+        xs.iter()
+            .map(|&x| -physics::stats::log_normal(x, mu, sigma))
+            .sum()
+    }
+
+    #[test]
+    fn gaussian_nll_across_modules() {
+        let xs = [0.3, -1.1, 0.8, 2.0, -0.4];
+        for p in points(3942, 2, 10, -1.5, 1.5) {
+            let (mu, rs) = (p[0], p[1]);
+            let sigma = (rs.exp()).ln_1p() + 0.1;
+            let d = gaussian_nll_derivatives(mu, rs, &xs);
+            let n = xs.len() as f64;
+            let d1: f64 = xs.iter().map(|x| -(x - mu) / (sigma * sigma)).sum();
+            assert_all_close(&d[1..], &[d1, n / (sigma * sigma), 0.0], 1e-10, "nll in mu by hand");
+            check3(
+                "gaussian_nll",
+                mu,
+                d,
+                |m| gaussian_nll(m, rs, &xs),
+                |m| gaussian_nll_grad(m, rs, &xs).1,
+                |m| gaussian_nll_hessian(m, rs, &xs).2[0][0],
+            );
+            check2(
+                "gaussian_nll2",
+                &p,
+                |p| gaussian_nll2(p[0], p[1], &xs),
+                |p| {
+                    let (v, (a, b)) = gaussian_nll2_grad(p[0], p[1], &xs);
+                    (v, vec![a, b])
+                },
+                |p| {
+                    let (v, (a, b), h) = gaussian_nll2_hessian(p[0], p[1], &xs);
+                    (v, vec![a, b], h)
+                },
+            );
+            assert_close(gaussian_nll2(mu, rs, &xs), d[0], 1e-12, "both forms agree");
+        }
+    }
+
+    /// The Lagrangian of bodies in a trap through an associated function and a method of a struct
+    /// from another module, active in the bodies (a slice of structs is no parameter kind, so two).
+    #[differentiable(order = 2)]
+    pub fn lagrangian(a: &physics::bodies::Body, b: &physics::bodies::Body, v: &[f64; 2], k: f64) -> f64 {
+        let t = physics::bodies::Body::kinetic(a.mass + b.mass, v);
+        t - a.trapped(k) - b.trapped(k)
+    }
+
+    #[test]
+    fn lagrangian_with_a_struct_from_another_module() {
+        use autodiff::Differentiable;
+        use physics::bodies::Body;
+        let template = Body { mass: 0.0, pos: [0.0; 2] };
+        for p in points(3943, 9, 8, -1.0, 1.0) {
+            let p: Vec<f64> = p
+                .iter()
+                .enumerate()
+                .map(|(i, v)| if i == 0 || i == 3 { 1.0 + v.abs() } else { *v })
+                .collect();
+            let split = |p: &[f64]| (template.from_flat(&p[0..3]), template.from_flat(&p[3..6]), [p[6], p[7]], p[8]);
+            let flat = |(a, b, v, k): (Body, Body, [f64; 2], f64)| [a.to_flat(), b.to_flat(), v.to_vec(), vec![k]].concat();
+            check2(
+                "lagrangian",
+                &p,
+                |p| {
+                    let (a, b, v, k) = split(p);
+                    lagrangian(&a, &b, &v, k)
+                },
+                |p| {
+                    let (a, b, v, k) = split(p);
+                    let (value, g) = lagrangian_grad(&a, &b, &v, k);
+                    (value, flat(g))
+                },
+                |p| {
+                    let (a, b, v, k) = split(p);
+                    let (value, g, h) = lagrangian_hessian(&a, &b, &v, k);
+                    (value, flat(g), h)
+                },
+            );
+        }
+    }
+}
