@@ -1795,3 +1795,563 @@ mod across {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (6) The body forms API.md lists, at `order = 2` (and `order = 3` where one scalar is active).
+
+mod forms {
+    use super::*;
+    use autodiff::differentiable;
+
+    /// A Huber regression loss through a closure bound to a local that captures the (active) threshold,
+    /// over an iterator chain with `zip` and `map`.
+    #[differentiable(order = 2)]
+    pub fn huber_loss(w: &[f64], xs: &[f64], ys: &[f64], delta: f64) -> f64 {
+        let huber = |r: f64| {
+            if r.abs() <= delta {
+                0.5 * r * r
+            } else {
+                delta * (r.abs() - 0.5 * delta)
+            }
+        };
+        xs.iter()
+            .zip(ys.iter())
+            .map(|(&x, &y)| huber(w[0] + w[1] * x - y))
+            .sum::<f64>()
+    }
+
+    #[test]
+    fn huber_closure_and_chain() {
+        let xs = [-1.0, -0.2, 0.5, 1.3, 2.1];
+        for p in points(3951, 3 + 5, 10, -1.0, 1.0) {
+            let ys: Vec<f64> = p[3..].iter().map(|v| 3.0 * v).collect();
+            let q = [p[0], p[1], 0.5 + p[2].abs()];
+            // Away from the kinks |r| = delta.
+            let ok = xs.iter().zip(&ys).all(|(x, y)| ((q[0] + q[1] * x - y).abs() - q[2]).abs() > 1e-2);
+            if !ok {
+                continue;
+            }
+            let h = check2(
+                "huber_loss",
+                &q,
+                |q| huber_loss(&q[..2], &xs, &ys, q[2]),
+                |q| {
+                    let (v, (gw, gx, gy, gd)) = huber_loss_grad(&q[..2], &xs, &ys, q[2]);
+                    assert_eq!(gx.len() + gy.len(), 10);
+                    (v, [gw, vec![gd]].concat())
+                },
+                |q| {
+                    let (v, (gw, _, _, gd), h) = huber_loss_hessian(&q[..2], &xs, &ys, q[2]);
+                    // The Hessian runs over (w, xs, ys, delta): keep w and delta.
+                    let keep = [0, 1, 12];
+                    let h = keep.iter().map(|&i| keep.iter().map(|&j| h[i][j]).collect()).collect();
+                    (v, [gw, vec![gd]].concat(), h)
+                },
+            );
+            // The quadratic zone's residuals each add (1, x)(1, x)ᵀ to the Hessian in w.
+            let inside: f64 = xs
+                .iter()
+                .zip(&ys)
+                .filter(|(x, y)| (q[0] + q[1] * *x - *y).abs() <= q[2])
+                .count() as f64;
+            assert_close(h[0][0], inside, 1e-12, "huber d2/dw0^2");
+        }
+    }
+
+    /// The log of the geometric mean of `exp`-transformed values via `.product()`, and a `.fold` of
+    /// the squared neighbours' differences over sub-slices `&x[1..]` and `&x[..n - 1]`.
+    #[differentiable(order = 2)]
+    pub fn chain_forms(x: &[f64]) -> f64 {
+        let n = x.len();
+        let prod: f64 = x.iter().map(|v| (0.5 * v).exp()).product();
+        let tv = x[1..]
+            .iter()
+            .zip(&x[..n - 1])
+            .fold(0.0, |acc, (a, b)| acc + (a - b) * (a - b));
+        prod.ln() / n as f64 + tv + x.iter().copied().map(|v| v.sin()).sum::<f64>()
+    }
+
+    #[test]
+    fn chain_forms_at_order_2() {
+        for x in points(3952, 5, 10, -1.5, 1.5) {
+            let h = check2("chain_forms", &x, chain_forms, chain_forms_grad, chain_forms_hessian);
+            // The product's log is linear: the Hessian is the path graph's Laplacian times 2, minus sin.
+            for i in 0..5 {
+                let degree = if i == 0 || i == 4 { 1.0 } else { 2.0 };
+                assert_close(h[i][i], 2.0 * degree - x[i].sin(), 1e-12, "chain_forms diagonal");
+            }
+        }
+    }
+
+    /// The mean of a three-point smoothing stencil, a first-order callee taking a sub-slice.
+    #[differentiable]
+    pub fn stencil(w: &[f64]) -> f64 {
+        (w[0] + 2.0 * w[1] + w[2]) / 4.0
+    }
+
+    /// Smoothness energy of a signal: each window `&x[k..k + 3]` passed to `stencil`, its squared
+    /// deviation from the centre summed.
+    #[differentiable(order = 2)]
+    pub fn smoothness(x: &[f64]) -> f64 {
+        let mut e = 0.0;
+        for k in 0..x.len() - 2 {
+            let s = stencil(&x[k..k + 3]);
+            e += (s - x[k + 1]).powi(2) + (x[k + 1] * s).tanh();
+        }
+        e
+    }
+
+    #[test]
+    fn smoothness_over_sub_slices() {
+        for x in points(3953, 6, 10, -1.0, 1.0) {
+            check2("smoothness", &x, smoothness, smoothness_grad, smoothness_hessian);
+        }
+    }
+
+    /// Logistic regression with nested `fn` items for the link and the loss.
+    #[differentiable(wrt(w), order = 2)]
+    pub fn logistic(w: &[f64], xs: &[[f64; 2]], ys: &[f64]) -> f64 {
+        fn sigmoid(z: f64) -> f64 {
+            1.0 / (1.0 + (-z).exp())
+        }
+        fn bce(p: f64, y: f64) -> f64 {
+            -(y * p.ln() + (1.0 - y) * (1.0 - p).ln())
+        }
+        let mut s = 0.0;
+        for i in 0..ys.len() {
+            let p = sigmoid(w[0] + w[1] * xs[i][0] + w[2] * xs[i][1]);
+            s += bce(p, ys[i]);
+        }
+        s + 0.05 * (w[1] * w[1] + w[2] * w[2])
+    }
+
+    #[test]
+    fn logistic_with_nested_fn_items() {
+        let xs = [[0.5, 1.0], [-1.0, 0.3], [1.5, -0.7], [0.2, 0.2]];
+        let ys = [1.0, 0.0, 1.0, 0.0];
+        for w in points(3954, 3, 10, -1.0, 1.0) {
+            let h = check2(
+                "logistic",
+                &w,
+                |w| logistic(w, &xs, &ys),
+                |w| logistic_grad(w, &xs, &ys),
+                |w| logistic_hessian(w, &xs, &ys),
+            );
+            // By hand: Σ p (1 - p) φ φᵀ + 0.1 on the weights.
+            let mut by_hand = vec![vec![0.0; 3]; 3];
+            for x in &xs {
+                let phi = [1.0, x[0], x[1]];
+                let p = 1.0 / (1.0 + (-(dot(&w, &phi))).exp());
+                for a in 0..3 {
+                    for b in 0..3 {
+                        by_hand[a][b] += p * (1.0 - p) * phi[a] * phi[b];
+                    }
+                }
+            }
+            by_hand[1][1] += 0.1;
+            by_hand[2][2] += 0.1;
+            for a in 0..3 {
+                assert_all_close(&h[a], &by_hand[a], 1e-12, "logistic hessian by hand");
+            }
+        }
+    }
+
+    /// A polynomial evaluated by recursion over sub-slices (Horner's rule).
+    #[differentiable(order = 2)]
+    pub fn horner(c: &[f64], x: f64) -> f64 {
+        if c.len() == 1 {
+            c[0]
+        } else {
+            c[0] + x * horner(&c[1..], x)
+        }
+    }
+
+    /// Chebyshev polynomials by their three-term recursion, to the third derivative.
+    #[differentiable(order = 3)]
+    pub fn chebyshev(n: u32, x: f64) -> f64 {
+        match n {
+            0 => 1.0,
+            1 => x,
+            _ => 2.0 * x * chebyshev(n - 1, x) - chebyshev(n - 2, x),
+        }
+    }
+
+    #[test]
+    fn recursion_at_order_2_and_3() {
+        for p in points(3955, 5, 10, -1.0, 1.0) {
+            let h = check2(
+                "horner",
+                &p,
+                |p| horner(&p[..4], p[4]),
+                |p| {
+                    let (v, (gc, gx)) = horner_grad(&p[..4], p[4]);
+                    (v, [gc, vec![gx]].concat())
+                },
+                |p| {
+                    let (v, (gc, gx), h) = horner_hessian(&p[..4], p[4]);
+                    (v, [gc, vec![gx]].concat(), h)
+                },
+            );
+            let x = p[4];
+            // d/dc_k = x^k, d²/dc_k dx = k x^(k-1), d²/dx² = 2 c2 + 6 c3 x.
+            for k in 0..4 {
+                assert_close(h[k][4], k as f64 * x.powi(k as i32 - 1), 1e-12, "horner mixed");
+            }
+            assert_close(h[4][4], 2.0 * p[2] + 6.0 * p[3] * x, 1e-12, "horner d2/dx2");
+            // T_5(x) = 16x⁵ - 20x³ + 5x.
+            let d = chebyshev_derivatives(5, x);
+            let by_hand = [
+                16.0 * x.powi(5) - 20.0 * x.powi(3) + 5.0 * x,
+                80.0 * x.powi(4) - 60.0 * x * x + 5.0,
+                320.0 * x.powi(3) - 120.0 * x,
+                960.0 * x * x - 120.0,
+            ];
+            assert_all_close(&d, &by_hand, 1e-11, "chebyshev by hand");
+            check3(
+                "chebyshev",
+                x,
+                d,
+                |x| chebyshev(5, x),
+                |x| chebyshev_grad(5, x).1,
+                |x| chebyshev_hessian(5, x).2[0][0],
+            );
+        }
+    }
+
+    /// An activation chosen by a `match` with range and `|` patterns on an integer code.
+    #[differentiable(order = 2)]
+    pub fn activation(x: f64, a: f64, code: u8) -> f64 {
+        match code {
+            0 => x * a,
+            1..=3 => (x * a).tanh(),
+            4 | 5 => (a * x).exp().ln_1p(),
+            6..=9 => x / (1.0 + (-a * x).exp()),
+            _ => (x * x + a * a).sqrt(),
+        }
+    }
+
+    #[test]
+    fn activation_by_match_ranges() {
+        for code in 0..12u8 {
+            for p in points(3956 + code as u64, 2, 5, -2.0, 2.0) {
+                let h = check2(
+                    "activation",
+                    &p,
+                    |p| activation(p[0], p[1], code),
+                    |p| {
+                        let (v, (a, b)) = activation_grad(p[0], p[1], code);
+                        (v, vec![a, b])
+                    },
+                    |p| {
+                        let (v, (a, b), h) = activation_hessian(p[0], p[1], code);
+                        (v, vec![a, b], h)
+                    },
+                );
+                if code == 0 {
+                    assert_eq!(h, vec![vec![0.0, 1.0], vec![1.0, 0.0]], "x a");
+                }
+            }
+        }
+    }
+
+    /// The cube root by Newton's method in a `loop` that breaks with its value, to the third
+    /// derivative.
+    #[differentiable(order = 3)]
+    pub fn cube_root(a: f64) -> f64 {
+        let mut x = 1.0;
+        let mut k = 0;
+        loop {
+            x -= (x * x * x - a) / (3.0 * x * x);
+            k += 1;
+            if k == 60 {
+                break x;
+            }
+        }
+    }
+
+    /// A bisection for the root of `t³ + p t - q` in a `loop` with an active `break` value and a
+    /// data-dependent condition, the root then refined by two Newton steps.
+    #[differentiable(order = 2)]
+    pub fn depressed_cubic_root(p: f64, q: f64) -> f64 {
+        let (mut lo, mut hi) = (-10.0, 10.0);
+        let mut it = 0;
+        let t = loop {
+            let mid = 0.5 * (lo + hi);
+            let f = mid * mid * mid + p * mid - q;
+            if f > 0.0 {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+            it += 1;
+            if it >= 60 {
+                break mid;
+            }
+        };
+        let t = t - (t * t * t + p * t - q) / (3.0 * t * t + p);
+        t - (t * t * t + p * t - q) / (3.0 * t * t + p)
+    }
+
+    #[test]
+    fn loops_breaking_with_values() {
+        for p in points(3957, 1, 10, 0.2, 8.0) {
+            let a = p[0];
+            let d = cube_root_derivatives(a);
+            let r = a.cbrt();
+            let by_hand = [r, r / (3.0 * a), -2.0 * r / (9.0 * a * a), 10.0 * r / (27.0 * a * a * a)];
+            assert_all_close(&d, &by_hand, 1e-10, "cube root by hand");
+            check3(
+                "cube_root",
+                a,
+                d,
+                cube_root,
+                |a| cube_root_grad(a).1,
+                |a| cube_root_hessian(a).2[0][0],
+            );
+        }
+        for p in points(3958, 2, 10, 0.5, 2.0) {
+            // p > 0: one real root, where 3t² + p > 0. The bisection's value carries no derivative
+            // (its comparisons do not), two Newton steps from it carry the implicit derivative to
+            // second order only approximately, so check against differences of the plain function.
+            let h = check2(
+                "depressed_cubic_root",
+                &p,
+                |p| depressed_cubic_root(p[0], p[1]),
+                |p| {
+                    let (v, (a, b)) = depressed_cubic_root_grad(p[0], p[1]);
+                    (v, vec![a, b])
+                },
+                |p| {
+                    let (v, (a, b), h) = depressed_cubic_root_hessian(p[0], p[1]);
+                    (v, vec![a, b], h)
+                },
+            );
+            // Implicit: dt/dq = 1 / (3t² + p), dt/dp = -t / (3t² + p).
+            let t = depressed_cubic_root(p[0], p[1]);
+            let (_, (gp, gq)) = depressed_cubic_root_grad(p[0], p[1]);
+            assert_close(gq, 1.0 / (3.0 * t * t + p[0]), 1e-10, "dt/dq");
+            assert_close(gp, -t / (3.0 * t * t + p[0]), 1e-10, "dt/dp");
+            let _ = h;
+        }
+    }
+
+    /// A ball bouncing on the floor: the state after the event, an array returned early from one
+    /// branch (first order only).
+    #[differentiable]
+    pub fn bounce(x: f64, v: f64, e: f64) -> [f64; 2] {
+        if x < 0.0 {
+            return [-e * x, -e * v];
+        }
+        [x, v]
+    }
+
+    /// The same as a `match` yielding arrays, at `order = 2` itself.
+    #[differentiable(order = 2)]
+    pub fn bounce_match(x: f64, v: f64, e: f64) -> [f64; 2] {
+        match x < 0.0 {
+            true => [-e * x, -e * v],
+            false => [x, v],
+        }
+    }
+
+    /// The energy after a step and a bounce, the bounce's array from an early return and the order of
+    /// its components from an `if` choosing arrays.
+    #[differentiable(order = 2)]
+    pub fn bounce_energy(x: f64, v: f64, e: f64, dt: f64) -> f64 {
+        let s = bounce(x + dt * v, v - 9.81 * dt, e);
+        let t = bounce_match(s[0], s[1], e);
+        let ordered = if t[0] > t[1] { [t[0], t[1]] } else { [t[1], t[0]] };
+        0.5 * t[1] * t[1] + 9.81 * t[0] + 0.01 * ordered[0] * ordered[1]
+    }
+
+    #[test]
+    fn arrays_returned_early_and_chosen() {
+        for p in points(3959, 3, 12, -1.0, 1.0) {
+            let p = [p[0], p[1], 0.5 + 0.4 * p[2]];
+            let dt = 0.05;
+            // Away from the event x + dt v = 0 and from a tie of the ordered pair.
+            let s = bounce(p[0] + dt * p[1], p[1] - 9.81 * dt, p[2]);
+            if (p[0] + dt * p[1]).abs() < 1e-3 || (s[0] - s[1]).abs() < 1e-3 {
+                continue;
+            }
+            check2(
+                "bounce_energy",
+                &p,
+                |p| bounce_energy(p[0], p[1], p[2], dt),
+                |p| {
+                    let (v, (a, b, c, _)) = bounce_energy_grad(p[0], p[1], p[2], dt);
+                    (v, vec![a, b, c])
+                },
+                |p| {
+                    let (v, (a, b, c, _), h) = bounce_energy_hessian(p[0], p[1], p[2], dt);
+                    let h = h[..3].iter().map(|r| r[..3].to_vec()).collect();
+                    (v, vec![a, b, c], h)
+                },
+            );
+            // bounce_match's Jacobian and jvp/vjp at order 2.
+            let j = bounce_match_jacobian(p[0], p[1], p[2]);
+            let jf = fd_jacobian(|q| bounce_match(q[0], q[1], q[2]).to_vec(), &p);
+            for i in 0..2 {
+                assert_all_close(&j[i], &jf[i], 1e-8, "bounce_match jacobian");
+            }
+            let (_, (a, b, c)) = bounce_match_vjp(p[0], p[1], p[2], [0.5, -1.0]);
+            let (_, dt_out) = bounce_match_jvp(p[0], p[1], p[2], (a, b, c));
+            // <d, J (Jᵀ d)> = |Jᵀ d|².
+            assert_close(0.5 * dt_out[0] - dt_out[1], a * a + b * b + c * c, 1e-12, "jvp vs vjp");
+        }
+    }
+
+    /// Simpson's rule for `∫₀¹ exp(-a t²) dt` with `step_by` and `rev` loops and a `const` item, to the
+    /// third derivative in `a`.
+    #[differentiable(order = 3)]
+    pub fn gauss_integral(a: f64) -> f64 {
+        const N: usize = 40;
+        let h = 1.0 / N as f64;
+        let f = |t: f64| (-a * t * t).exp();
+        let mut s = f(0.0) + f(1.0);
+        for i in (1..N).step_by(2) {
+            s += 4.0 * f(i as f64 * h);
+        }
+        for i in (2..N - 1).rev().step_by(2) {
+            s += 2.0 * f(i as f64 * h);
+        }
+        s * h / 3.0
+    }
+
+    #[test]
+    fn simpson_with_step_by_and_rev() {
+        for p in points(3960, 1, 8, 0.1, 3.0) {
+            let a = p[0];
+            let d = gauss_integral_derivatives(a);
+            // d^k/da^k ∫ e^{-a t²} = ∫ (-t²)^k e^{-a t²}: Simpson's rule applied to those, to its accuracy.
+            let simpson = |k: i32| {
+                let n = 400;
+                let h = 1.0 / n as f64;
+                let g = |t: f64| (-t * t).powi(k) * (-a * t * t).exp();
+                let mut s = g(0.0) + g(1.0);
+                for i in 1..n {
+                    s += if i % 2 == 1 { 4.0 } else { 2.0 } * g(i as f64 * h);
+                }
+                s * h / 3.0
+            };
+            for k in 0..4 {
+                assert_close(d[k], simpson(k as i32), 1e-6, "gauss integral derivative");
+            }
+            check3(
+                "gauss_integral",
+                a,
+                d,
+                gauss_integral,
+                |a| gauss_integral_grad(a).1,
+                |a| gauss_integral_hessian(a).2[0][0],
+            );
+        }
+    }
+
+    /// A two-link arm's distance to a target: `mul_add`, `hypot`, `atan2`, `clamp`, tuple patterns,
+    /// shadowing.
+    #[differentiable(order = 2)]
+    pub fn arm_reach(t1: f64, t2: f64, target: (f64, f64)) -> f64 {
+        let l1: f64 = 1.0;
+        let l2: f64 = 0.7;
+        let x = l1 * t1.cos() + l2 * (t1 + t2).cos();
+        let y = l1.mul_add(t1.sin(), l2 * (t1 + t2).sin());
+        let (tx, ty) = target;
+        let d = (x - tx).hypot(y - ty);
+        let heading = (y - ty).atan2(x - tx);
+        let d = d.clamp(0.0, 10.0);
+        d * d + 0.1 * heading.sin()
+    }
+
+    #[test]
+    fn arm_reach_at_order_2() {
+        for p in points(3961, 4, 10, -1.5, 1.5) {
+            let flat = |(a, b, (c, d)): (f64, f64, (f64, f64))| vec![a, b, c, d];
+            check2(
+                "arm_reach",
+                &p,
+                |p| arm_reach(p[0], p[1], (p[2], p[3])),
+                |p| {
+                    let (v, g) = arm_reach_grad(p[0], p[1], (p[2], p[3]));
+                    (v, flat(g))
+                },
+                |p| {
+                    let (v, g, h) = arm_reach_hessian(p[0], p[1], (p[2], p[3]));
+                    (v, flat(g), h)
+                },
+            );
+        }
+    }
+
+    /// A Cholesky-based Gaussian log-likelihood of a 2D point with a local matrix (`vec![vec![..]]`)
+    /// written and read `m[i][j]`, active in the covariance's entries.
+    #[differentiable(order = 2)]
+    pub fn gauss2_loglik(s: &[f64; 3], x: &[f64; 2]) -> f64 {
+        let mut l = vec![vec![0.0; 2]; 2];
+        l[0][0] = s[0].sqrt();
+        l[1][0] = s[1] / l[0][0];
+        l[1][1] = (s[2] - l[1][0] * l[1][0]).sqrt();
+        let z0 = x[0] / l[0][0];
+        let z1 = (x[1] - l[1][0] * z0) / l[1][1];
+        -0.5 * (z0 * z0 + z1 * z1) - l[0][0].ln() - l[1][1].ln()
+    }
+
+    #[test]
+    fn gauss2_local_matrix() {
+        for p in points(3962, 5, 10, -0.5, 0.5) {
+            let q = [1.0 + p[0], 0.3 * p[1], 1.0 + p[2], p[3], p[4]];
+            let split = |q: &[f64]| ([q[0], q[1], q[2]], [q[3], q[4]]);
+            check2(
+                "gauss2_loglik",
+                &q,
+                |q| gauss2_loglik(&split(q).0, &split(q).1),
+                |q| {
+                    let (v, (a, b)) = gauss2_loglik_grad(&split(q).0, &split(q).1);
+                    (v, [a.to_vec(), b.to_vec()].concat())
+                },
+                |q| {
+                    let (v, (a, b), h) = gauss2_loglik_hessian(&split(q).0, &split(q).1);
+                    (v, [a.to_vec(), b.to_vec()].concat(), h)
+                },
+            );
+            // The value by the closed form: -½ xᵀ S⁻¹ x - ½ ln det S.
+            let det = q[0] * q[2] - q[1] * q[1];
+            let quad = (q[2] * q[3] * q[3] - 2.0 * q[1] * q[3] * q[4] + q[0] * q[4] * q[4]) / det;
+            assert_close(
+                gauss2_loglik(&split(&q).0, &split(&q).1),
+                -0.5 * quad - 0.5 * det.ln(),
+                1e-12,
+                "closed form",
+            );
+        }
+    }
+
+    /// A fixed-point iteration in a `while` loop whose condition is active (iterate until converged):
+    /// the solution of `x = cos(a x)`.
+    #[differentiable(order = 2)]
+    pub fn fixed_point(a: f64) -> f64 {
+        let mut x = 0.5;
+        let mut next = (a * x).cos();
+        let mut k = 0;
+        while (next - x).abs() > 1e-15 && k < 500 {
+            x = next;
+            next = (a * x).cos();
+            k += 1;
+        }
+        next
+    }
+
+    #[test]
+    fn fixed_point_while() {
+        for p in points(3963, 1, 8, 0.2, 0.9) {
+            let a = p[0];
+            let x = fixed_point(a);
+            // Implicit: x' = -x sin(a x) / (1 + a sin(a x)).
+            let s = (a * x).sin();
+            let (_, g) = fixed_point_grad(a);
+            assert_close(g, -x * s / (1.0 + a * s), 1e-9, "fixed point implicit derivative");
+            let (_, _, h) = fixed_point_hessian(a);
+            assert_close(h[0][0], fd1(|a| fixed_point_grad(a).1, a), 1e-6, "fixed point second");
+        }
+    }
+}
