@@ -2355,3 +2355,489 @@ mod forms {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (2, 4) More methods: nested structs' methods by path, output parameters of methods, closures and
+// chains over fields, sub-slices of fields, recursion of a method, generic methods with outputs, `f32`.
+
+mod more_methods {
+    use super::*;
+    use autodiff::{differentiable, Differentiable, Float};
+
+    /// A normal distribution with a method in its own parameters and the point.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Gauss {
+        pub mu: f64,
+        pub log_s: f64,
+    }
+
+    impl Gauss {
+        #[differentiable(wrt(self, x))]
+        pub fn logpdf(&self, x: f64) -> f64 {
+            let z = (x - self.mu) / self.log_s.exp();
+            -0.5 * z * z - self.log_s
+        }
+    }
+
+    /// A product of two experts, each a nested struct whose method is called by its path with the
+    /// field by reference (as the macro's error for `self.a.logpdf(x)` says to write).
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Experts {
+        pub a: Gauss,
+        pub b: Gauss,
+    }
+
+    impl Experts {
+        #[differentiable(wrt(self), order = 2)]
+        pub fn log_product(&self, x: f64) -> f64 {
+            Gauss::logpdf(&self.a, x) + Gauss::logpdf(&self.b, x)
+        }
+    }
+
+    #[test]
+    fn nested_struct_methods_by_path() {
+        let template = Experts { a: Gauss { mu: 0.0, log_s: 0.0 }, b: Gauss { mu: 0.0, log_s: 0.0 } };
+        for p in points(3971, 5, 10, -1.0, 1.0) {
+            let x = p[4];
+            let h = check2(
+                "log_product",
+                &p[..4],
+                |q| template.from_flat(q).log_product(x),
+                |q| {
+                    let (v, g) = template.from_flat(q).log_product_grad(x);
+                    (v, g.to_flat())
+                },
+                |q| {
+                    let (v, g, h) = template.from_flat(q).log_product_hessian(x);
+                    (v, g.to_flat(), h)
+                },
+            );
+            // The experts do not interact.
+            assert_eq!(h[0][2], 0.0);
+            assert_close(h[0][0], -(-2.0 * p[1]).exp(), 1e-12, "d2/dmu_a^2");
+        }
+    }
+
+    /// A spring network's parameters; the number of active springs an integer.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Springs {
+        pub w: Vec<f64>,
+        pub k: f64,
+        #[no_grad]
+        pub n: usize,
+    }
+
+    /// An inner product, first order only.
+    #[differentiable]
+    pub fn inner(a: &[f64], b: &[f64]) -> f64 {
+        a.iter().zip(b).map(|(x, y)| x * y).sum()
+    }
+
+    impl Springs {
+        /// Forces written into `f`, energy returned, `self` and `x` active.
+        #[differentiable(wrt(self, x), order = 2)]
+        pub fn forces(&self, x: &[f64], f: &mut [f64]) -> f64 {
+            let mut e = 0.0;
+            for i in 0..x.len() {
+                f[i] = -self.k * self.w[i] * x[i];
+                e += 0.5 * self.k * self.w[i] * x[i] * x[i];
+            }
+            e
+        }
+
+        /// The energy plus the forces' squared norm, through `self.forces` into a local buffer.
+        #[differentiable(wrt(self, x), order = 2)]
+        pub fn work(&self, x: &[f64]) -> f64 {
+            let mut f = vec![0.0; x.len()];
+            let e = self.forces(x, &mut f);
+            e + f.iter().map(|v| v * v).sum::<f64>()
+        }
+
+        /// A closure capturing `self` and an iterator chain over a field.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn saturation(&self, x: &[f64]) -> f64 {
+            let g = |v: f64| (self.k * v).tanh();
+            self.w.iter().zip(x).map(|(w, v)| g(w * v)).sum::<f64>()
+        }
+
+        /// A sub-slice of a field passed to a call.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn head(&self, x: &[f64]) -> f64 {
+            (inner(&self.w[0..2], &x[0..2]) * self.k).sin()
+        }
+
+        /// A method calling itself.
+        #[differentiable(wrt(self, x), order = 2)]
+        pub fn iterate(&self, x: f64, n: usize) -> f64 {
+            if n == 0 {
+                x
+            } else {
+                (self.k * self.iterate(x, n - 1)).sin() + self.w[0]
+            }
+        }
+
+        /// Only the first `n` springs, the integer field compared with an index.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn first_n(&self, x: &[f64]) -> f64 {
+            let mut s = 0.0;
+            for i in 0..x.len() {
+                if i < self.n {
+                    s += self.w[i] * x[i];
+                }
+            }
+            s * s * self.k
+        }
+    }
+
+    #[test]
+    fn spring_network_methods() {
+        let template = Springs { w: vec![0.0; 3], k: 0.0, n: 2 };
+        for p in points(3972, 7, 10, -1.0, 1.0) {
+            let (q, x) = (&p[..4], &p[4..]);
+            let with_x = |(s, gx): (Springs, Vec<f64>)| [s.to_flat(), gx].concat();
+            check2(
+                "forces",
+                &p,
+                |p| template.from_flat(&p[..4]).forces(&p[4..], &mut [0.0; 3]),
+                |p| {
+                    let (v, g) = template.from_flat(&p[..4]).forces_grad(&p[4..], &mut [0.0; 3]);
+                    (v, with_x(g))
+                },
+                |p| {
+                    let mut f = [f64::NAN; 3];
+                    let (v, g, h) = template.from_flat(&p[..4]).forces_hessian(&p[4..], &mut f);
+                    let mut want = [0.0; 3];
+                    template.from_flat(&p[..4]).forces(&p[4..], &mut want);
+                    assert_eq!(f, want, "forces written");
+                    (v, with_x(g), h)
+                },
+            );
+            // vjp with the forces' cotangent against differences of Σ d_i f_i.
+            let d = [0.5, -1.0, 2.0];
+            let (_, g) = template.from_flat(q).forces_vjp(x, &mut [0.0; 3], 0.0, &d);
+            let fd = fd_grad(
+                |p| {
+                    let mut f = [0.0; 3];
+                    template.from_flat(&p[..4]).forces(&p[4..], &mut f);
+                    dot(&d, &f)
+                },
+                &p,
+            );
+            assert_all_close(&with_x(g), &fd, 1e-6, "forces vjp");
+            check2(
+                "work",
+                &p,
+                |p| template.from_flat(&p[..4]).work(&p[4..]),
+                |p| {
+                    let (v, g) = template.from_flat(&p[..4]).work_grad(&p[4..]);
+                    (v, with_x(g))
+                },
+                |p| {
+                    let (v, g, h) = template.from_flat(&p[..4]).work_hessian(&p[4..]);
+                    (v, with_x(g), h)
+                },
+            );
+            for (name, f, grad, hess) in [
+                (
+                    "saturation",
+                    Springs::saturation as fn(&Springs, &[f64]) -> f64,
+                    Springs::saturation_grad as fn(&Springs, &[f64]) -> (f64, Springs),
+                    Springs::saturation_hessian as fn(&Springs, &[f64]) -> (f64, Springs, Vec<Vec<f64>>),
+                ),
+                ("head", Springs::head, Springs::head_grad, Springs::head_hessian),
+                ("first_n", Springs::first_n, Springs::first_n_grad, Springs::first_n_hessian),
+            ] {
+                let h = check2(
+                    name,
+                    q,
+                    |q| f(&template.from_flat(q), x),
+                    |q| {
+                        let (v, g) = grad(&template.from_flat(q), x);
+                        assert_eq!(g.n, 2, "the no_grad field copied");
+                        (v, g.to_flat())
+                    },
+                    |q| {
+                        let (v, g, h) = hess(&template.from_flat(q), x);
+                        (v, g.to_flat(), h)
+                    },
+                );
+                if name == "first_n" {
+                    // The third spring is left out.
+                    assert!(h[2].iter().all(|&v| v == 0.0));
+                }
+            }
+            check2(
+                "iterate",
+                &p[..5],
+                |p| template.from_flat(&p[..4]).iterate(p[4], 3),
+                |p| {
+                    let (v, (s, gx)) = template.from_flat(&p[..4]).iterate_grad(p[4], 3);
+                    (v, [s.to_flat(), vec![gx]].concat())
+                },
+                |p| {
+                    let (v, (s, gx), h) = template.from_flat(&p[..4]).iterate_hessian(p[4], 3);
+                    (v, [s.to_flat(), vec![gx]].concat(), h)
+                },
+            );
+        }
+    }
+
+    /// A generic struct whose method writes an output parameter.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Gain<T> {
+        pub c: T,
+    }
+
+    impl<T: Float> Gain<T> {
+        #[differentiable(wrt(self, x), order = 2)]
+        pub fn apply_into(&self, x: &[T], out: &mut [T]) -> T {
+            let mut s = T::zero();
+            for i in 0..x.len() {
+                out[i] = self.c * x[i].sin();
+                s = s + out[i] * out[i];
+            }
+            s
+        }
+    }
+
+    #[test]
+    fn generic_method_with_an_output() {
+        for p in points(3973, 4, 10, -1.5, 1.5) {
+            let h = check2(
+                "apply_into",
+                &p,
+                |p| Gain { c: p[0] }.apply_into(&p[1..], &mut [0.0; 3]),
+                |p| {
+                    let (v, (g, gx)) = Gain { c: p[0] }.apply_into_grad(&p[1..], &mut [0.0; 3]);
+                    (v, [vec![g.c], gx].concat())
+                },
+                |p| {
+                    let mut out = [f64::NAN; 3];
+                    let (v, (g, gx), h) = Gain { c: p[0] }.apply_into_hessian(&p[1..], &mut out);
+                    assert_eq!(out[0], p[0] * p[1].sin());
+                    (v, [vec![g.c], gx].concat(), h)
+                },
+            );
+            // d²/dc² = 2 Σ sin² x.
+            let s: f64 = p[1..].iter().map(|v| v.sin().powi(2)).sum();
+            assert_close(h[0][0], 2.0 * s, 1e-12, "d2/dc2");
+            // At f32.
+            let g32 = Gain { c: p[0] as f32 };
+            let x32: Vec<f32> = p[1..].iter().map(|&v| v as f32).collect();
+            let (_, (gc, _), h32) = g32.apply_into_hessian(&x32, &mut [0.0f32; 3]);
+            assert_close(gc.c as f64, {
+                let (_, (g, _)) = Gain { c: p[0] }.apply_into_grad(&p[1..], &mut [0.0; 3]);
+                g.c
+            }, 1e-4, "f32 gradient");
+            assert_close(h32[0][0] as f64, 2.0 * s, 1e-4, "f32 hessian");
+            // jvp of the outputs against vjp.
+            let mut dout = [f64::NAN; 3];
+            let t = (Gain { c: 0.5 }, vec![1.0, -1.0, 0.25]);
+            let (_, ds) = Gain { c: p[0] }.apply_into_jvp(&p[1..], &mut [0.0; 3], t, &mut dout);
+            let d = [0.3, -0.6, 0.9];
+            let (_, (gc, gx)) = Gain { c: p[0] }.apply_into_vjp(&p[1..], &mut [0.0; 3], 2.0, &d);
+            let lhs = 2.0 * ds + dot(&d, &dout);
+            let rhs = 0.5 * gc.c + dot(&gx, &[1.0, -1.0, 0.25]);
+            assert_close(lhs, rhs, 1e-12, "apply_into jvp vs vjp");
+        }
+    }
+
+    /// An `f32` struct with an array field at `order = 2`.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Bias32 {
+        pub a: f32,
+        pub v: [f32; 2],
+    }
+
+    impl Bias32 {
+        #[differentiable(wrt(self), order = 2)]
+        pub fn response(&self, x: f32) -> f32 {
+            self.a * self.v[0] * x + (self.v[1] * x).exp()
+        }
+    }
+
+    #[test]
+    fn f32_struct_at_order_2() {
+        for p in points(3974, 4, 6, -1.0, 1.0) {
+            let b = Bias32 { a: p[0] as f32, v: [p[1] as f32, p[2] as f32] };
+            let x = p[3] as f32;
+            let (value, g, h) = b.response_hessian(x);
+            assert_eq!(value, b.response(x));
+            let (a, v0, v1, x) = (b.a as f64, b.v[0] as f64, b.v[1] as f64, x as f64);
+            let e = (v1 * x).exp();
+            assert_all_close(&g.to_flat(), &[v0 * x, a * x, x * e], 1e-5, "f32 gradient by hand");
+            let by_hand = [[0.0, x, 0.0], [x, 0.0, 0.0], [0.0, 0.0, x * x * e]];
+            for i in 0..3 {
+                let row: Vec<f64> = h[i].iter().map(|&v| v as f64).collect();
+                assert_all_close(&row, &by_hand[i], 1e-5, "f32 hessian by hand");
+            }
+        }
+    }
+}
+
+mod more_free {
+    use super::*;
+    use autodiff::differentiable;
+
+    /// A sum of cubes of scaled inputs, `_grad_into` and `_hessian` at `order = 3`.
+    #[differentiable(order = 3)]
+    pub fn scaled_cubes(a: f64, x: &[f64]) -> f64 {
+        x.iter().map(|v| (a * v).powi(3)).sum::<f64>()
+    }
+
+    #[test]
+    fn grad_into_at_order_3() {
+        for p in points(3975, 4, 8, -1.0, 1.0) {
+            check2(
+                "scaled_cubes",
+                &p,
+                |p| scaled_cubes(p[0], &p[1..]),
+                |p| {
+                    let (v, (a, x)) = scaled_cubes_grad(p[0], &p[1..]);
+                    (v, [vec![a], x].concat())
+                },
+                |p| {
+                    let (v, (a, x), h) = scaled_cubes_hessian(p[0], &p[1..]);
+                    (v, [vec![a], x].concat(), h)
+                },
+            );
+            let (mut ga, mut gx) = (f64::NAN, vec![f64::NAN; 3]);
+            let v = scaled_cubes_grad_into(p[0], &p[1..], (&mut ga, &mut gx));
+            assert_eq!((v, (ga, gx)), scaled_cubes_grad(p[0], &p[1..]));
+        }
+    }
+
+    pub mod buffers {
+        use autodiff::differentiable;
+
+        /// Squares written into `out`, their sum returned, `order = 2`.
+        #[differentiable(order = 2)]
+        pub fn squares_into(x: &[f64], out: &mut [f64]) -> f64 {
+            for i in 0..x.len() {
+                out[i] = x[i] * x[i];
+            }
+            out.iter().sum::<f64>()
+        }
+    }
+
+    /// An `order = 2` function with an output calling one in another module with an output; the loop
+    /// runs over `out.len()`, so the read of `out[0]` after it is of a written element (its incoming
+    /// value is no input).
+    #[differentiable(order = 2)]
+    pub fn wave_into(x: &[f64], out: &mut [f64]) -> f64 {
+        let mut tmp = vec![0.0; x.len()];
+        let s = buffers::squares_into(x, &mut tmp);
+        for i in 0..out.len() {
+            out[i] = tmp[i].sin();
+        }
+        s * out[0]
+    }
+
+    #[test]
+    fn outputs_through_outputs_across_modules() {
+        for x in points(3976, 3, 10, -1.2, 1.2) {
+            check2(
+                "wave_into",
+                &x,
+                |x| wave_into(x, &mut [0.0; 3]),
+                |x| wave_into_grad(x, &mut [0.0; 3]),
+                |x| {
+                    let mut out = [f64::NAN; 3];
+                    let r = wave_into_hessian(x, &mut out);
+                    assert_eq!(out[2], (x[2] * x[2]).sin());
+                    r
+                },
+            );
+            // The outputs' Jacobian: diag(2 x cos x²), by jvp along each axis.
+            for k in 0..3 {
+                let mut t = vec![0.0; 3];
+                t[k] = 1.0;
+                let mut d = [f64::NAN; 3];
+                wave_into_jvp(&x, &mut [0.0; 3], t, &mut d);
+                for i in 0..3 {
+                    let e = if i == k { 2.0 * x[i] * (x[i] * x[i]).cos() } else { 0.0 };
+                    assert_close(d[i], e, 1e-12, "wave_into output tangent");
+                }
+            }
+        }
+    }
+
+    /// A lookup whose arms yield arrays, matched with ranges.
+    #[differentiable(order = 2)]
+    pub fn piecewise_pair(x: f64, k: u32) -> f64 {
+        let a = match k {
+            0..=1 => [x, x * x],
+            2 | 3 => [x.sin(), x.cos()],
+            _ => [1.0, x],
+        };
+        a[0] * a[1]
+    }
+
+    /// Only the first tuple active (`wrt` of a tuple parameter).
+    #[differentiable(wrt(p), order = 2)]
+    pub fn bilinear_pairs(p: (f64, f64), q: (f64, f64)) -> f64 {
+        let (a, b) = p;
+        let (c, d) = q;
+        a * c + b * b * d + (a * b).sin()
+    }
+
+    /// A `&mut Vec<f64>` output written by index.
+    #[differentiable(order = 2)]
+    pub fn cosines_into(x: f64, out: &mut Vec<f64>) -> f64 {
+        for i in 0..out.len() {
+            out[i] = (x * i as f64).cos();
+        }
+        out[1] + out[2] * out[3]
+    }
+
+    #[test]
+    fn match_arrays_tuple_wrt_vec_output() {
+        for p in points(3977, 3, 10, -1.5, 1.5) {
+            for k in 0..6 {
+                let x = p[0];
+                let (value, _, h) = piecewise_pair_hessian(x, k);
+                assert_eq!(value, piecewise_pair(x, k));
+                let d2 = h[0][0];
+                let by_hand = match k {
+                    0..=1 => 6.0 * x,
+                    2 | 3 => -4.0 * (2.0 * x).sin() / 2.0,
+                    _ => 0.0,
+                };
+                assert_close(d2, by_hand, 1e-12, "piecewise_pair by hand");
+                assert_close(d2, fd1(|x| piecewise_pair_grad(x, k).1, x), 1e-6, "piecewise_pair vs differences");
+            }
+            let (c, d) = (p[2], 0.7);
+            let h = check2(
+                "bilinear_pairs",
+                &p[..2],
+                |q| bilinear_pairs((q[0], q[1]), (c, d)),
+                |q| {
+                    let (v, (a, b)) = bilinear_pairs_grad((q[0], q[1]), (c, d));
+                    (v, vec![a, b])
+                },
+                |q| {
+                    let (v, (a, b), h) = bilinear_pairs_hessian((q[0], q[1]), (c, d));
+                    (v, vec![a, b], h)
+                },
+            );
+            let (a, b) = (p[0], p[1]);
+            assert_close(h[1][1], 2.0 * d - a * a * (a * b).sin(), 1e-12, "bilinear d2/db2");
+            let mut ga = (f64::NAN, f64::NAN);
+            let v = bilinear_pairs_grad_into((a, b), (c, d), &mut ga);
+            assert_eq!((v, ga), bilinear_pairs_grad((a, b), (c, d)));
+            check2(
+                "cosines_into",
+                &p[..1],
+                |x| cosines_into(x[0], &mut vec![0.0; 4]),
+                |x| {
+                    let (v, g) = cosines_into_grad(x[0], &mut vec![0.0; 4]);
+                    (v, vec![g])
+                },
+                |x| {
+                    let (v, g, h) = cosines_into_hessian(x[0], &mut vec![0.0; 4]);
+                    (v, vec![g], h)
+                },
+            );
+        }
+    }
+}
