@@ -2841,3 +2841,284 @@ mod more_free {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Edges: `order = 3` with an accumulator read before written, a constant `self` with a `Vec` field, a
+// generic callee with an output from an `f64` caller, tuple and `Vec` results at `order = 2`, recursion
+// returning arrays, a closure over a local changed in the loop, an early return from a loop with an
+// output partly written, a `#[no_grad]` integer exponent.
+
+mod edges {
+    use super::*;
+    use autodiff::{differentiable, Differentiable, Float};
+
+    // a. wrt(x) order 3 with a read-before-write float accumulator
+    #[differentiable(wrt(x), order = 3)]
+    pub fn acc3(x: f64, acc: &mut f64) -> f64 {
+        *acc += x.sin();
+        *acc * x * x
+    }
+
+    // b. self constant with Vec field, order 3 in x
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Poly {
+        pub c: Vec<f64>,
+    }
+    impl Poly {
+        #[differentiable(wrt(x), order = 3)]
+        pub fn eval(&self, x: f64) -> f64 {
+            let mut s = 0.0;
+            for i in (0..self.c.len()).rev() {
+                s = s * x + self.c[i];
+            }
+            s
+        }
+    }
+
+    // c. generic callee from f64 order 3 with output
+    #[differentiable]
+    pub fn gsq<T: Float>(x: T, out: &mut [T]) -> T {
+        out[0] = x * x;
+        out[0] * x
+    }
+    #[differentiable(order = 3)]
+    pub fn use_gsq(x: f64) -> f64 {
+        let mut o = [0.0; 1];
+        let c = gsq(x.sin(), &mut o);
+        c + o[0]
+    }
+
+    // e. tuple return at order 2
+    #[differentiable(order = 2)]
+    pub fn polar2(r: f64, t: f64) -> (f64, f64) {
+        (r * t.cos(), r * t.sin())
+    }
+
+    // f. Vec return at order 2 with wrt
+    #[differentiable(wrt(x), order = 2)]
+    pub fn scaled(x: &[f64], s: f64) -> Vec<f64> {
+        x.iter().map(|v| s * v * v).collect()
+    }
+
+    // g. recursion returning arrays at order 2
+    #[differentiable(order = 2)]
+    pub fn rot(v: [f64; 2], t: f64, n: u32) -> [f64; 2] {
+        if n == 0 {
+            return v;
+        }
+        let w = rot(v, t, n - 1);
+        [t.cos() * w[0] - t.sin() * w[1], t.sin() * w[0] + t.cos() * w[1]]
+    }
+    #[differentiable(order = 2)]
+    pub fn rot_energy(v: [f64; 2], t: f64) -> f64 {
+        let w = rot(v, t, 3);
+        w[0] * w[0] * 2.0 + w[1]
+    }
+
+    // h. closure capturing a mutable local changed in a loop
+    #[differentiable(order = 2)]
+    pub fn closure_loop(x: &[f64], a: f64) -> f64 {
+        let mut scale = a;
+        let mut s = 0.0;
+        for &v in x {
+            let f = |u: f64| scale * u * u;
+            s += f(v);
+            scale *= 0.9 + 0.1 * v;
+        }
+        s
+    }
+
+    // i. early return of float from inside a loop with outputs partly written
+    #[differentiable(order = 2)]
+    pub fn until(x: &[f64], out: &mut [f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            out[i] = x[i] * s + 1.0;
+            s += x[i] * x[i];
+            if s > 2.0 {
+                return s * out[i];
+            }
+        }
+        s
+    }
+
+    // j. order 3 in a method with self active alone: scalar struct
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct One {
+        pub k: f64,
+        #[no_grad]
+        pub n: i32,
+    }
+    impl One {
+        #[differentiable(wrt(self), order = 3)]
+        pub fn pw(&self, x: f64) -> f64 {
+            (self.k * x).powi(self.n) + self.k.exp()
+        }
+    }
+
+    #[test]
+    fn accumulator_at_order_3() {
+        for p in points(3981, 2, 10, -1.5, 1.5) {
+            let (x, c) = (p[0], p[1]);
+            let mut acc = c;
+            let d = acc3_derivatives(x, &mut acc);
+            assert_eq!(acc, c + x.sin(), "written once");
+            // f = (c + sin x) x².
+            let (s, co) = (x.sin(), x.cos());
+            let by_hand = [
+                (c + s) * x * x,
+                co * x * x + 2.0 * x * (c + s),
+                -s * x * x + 4.0 * x * co + 2.0 * (c + s),
+                -co * x * x - 6.0 * x * s + 6.0 * co,
+            ];
+            assert_all_close(&d, &by_hand, 1e-12, "acc3 by hand");
+            check3(
+                "acc3",
+                x,
+                d,
+                |x| acc3(x, &mut c.clone()),
+                |x| acc3_grad(x, &mut c.clone()).1,
+                |x| acc3_hessian(x, &mut c.clone()).2[0][0],
+            );
+        }
+    }
+
+    #[test]
+    fn constant_self_and_generic_callee_at_order_3() {
+        let poly = Poly { c: vec![0.5, -1.0, 2.0, 0.25] };
+        for p in points(3982, 1, 10, -2.0, 2.0) {
+            let x = p[0];
+            let d = poly.eval_derivatives(x);
+            let by_hand = [
+                0.5 - x + 2.0 * x * x + 0.25 * x.powi(3),
+                -1.0 + 4.0 * x + 0.75 * x * x,
+                4.0 + 1.5 * x,
+                1.5,
+            ];
+            assert_all_close(&d, &by_hand, 1e-12, "Poly by hand");
+            assert_close(poly.eval(x), by_hand[0], 1e-12, "Poly value");
+            // use_gsq = sin³ x + sin² x.
+            let d = use_gsq_derivatives(x);
+            check3(
+                "use_gsq",
+                x,
+                d,
+                use_gsq,
+                |x| use_gsq_grad(x).1,
+                |x| use_gsq_hessian(x).2[0][0],
+            );
+            let s = x.sin();
+            assert_close(d[0], s.powi(3) + s * s, 1e-12, "use_gsq value");
+            assert_close(d[1], (3.0 * s * s + 2.0 * s) * x.cos(), 1e-12, "use_gsq'");
+        }
+    }
+
+    #[test]
+    fn tuple_and_vec_results_at_order_2() {
+        for p in points(3983, 3, 10, -1.5, 1.5) {
+            let (r, t) = (p[0], p[1]);
+            let (v, (dr, dt)) = polar2_vjp(r, t, (1.0, 0.0));
+            assert_eq!(v, polar2(r, t));
+            assert_all_close(&[dr, dt], &[t.cos(), -r * t.sin()], 1e-12, "polar2 vjp");
+            let (_, (tx, ty)) = polar2_jvp(r, t, (0.0, 1.0));
+            assert_all_close(&[tx, ty], &[-r * t.sin(), r * t.cos()], 1e-12, "polar2 jvp");
+            let x = p.clone();
+            let j = scaled_jacobian(&x, 0.7);
+            for i in 0..3 {
+                for k in 0..3 {
+                    let e = if i == k { 1.4 * x[i] } else { 0.0 };
+                    assert_close(j[i][k], e, 1e-12, "scaled jacobian");
+                }
+            }
+            let (_, g) = scaled_vjp(&x, 0.7, vec![1.0, 2.0, 3.0]);
+            assert_all_close(&g, &[1.4 * x[0], 2.8 * x[1], 4.2 * x[2]], 1e-12, "scaled vjp");
+        }
+    }
+
+    #[test]
+    fn recursion_returning_arrays() {
+        for p in points(3984, 3, 10, -1.5, 1.5) {
+            let flat = |(v, t): ([f64; 2], f64)| vec![v[0], v[1], t];
+            check2(
+                "rot_energy",
+                &p,
+                |p| rot_energy([p[0], p[1]], p[2]),
+                |p| {
+                    let (v, g) = rot_energy_grad([p[0], p[1]], p[2]);
+                    (v, flat(g))
+                },
+                |p| {
+                    let (v, g, h) = rot_energy_hessian([p[0], p[1]], p[2]);
+                    (v, flat(g), h)
+                },
+            );
+            // Three rotations by t: one by 3t.
+            let w = rot([p[0], p[1]], p[2], 3);
+            let a = 3.0 * p[2];
+            assert_all_close(
+                &w,
+                &[a.cos() * p[0] - a.sin() * p[1], a.sin() * p[0] + a.cos() * p[1]],
+                1e-12,
+                "rot by 3t",
+            );
+            let j = rot_jacobian([p[0], p[1]], p[2], 3);
+            let jf = fd_jacobian(|q| rot([q[0], q[1]], q[2], 3).to_vec(), &p);
+            for i in 0..2 {
+                assert_all_close(&j[i], &jf[i], 1e-8, "rot jacobian");
+            }
+        }
+    }
+
+    #[test]
+    fn closure_over_a_changing_local_and_early_return() {
+        for p in points(3985, 5, 10, -1.0, 1.0) {
+            check2(
+                "closure_loop",
+                &p,
+                |p| closure_loop(&p[..4], p[4]),
+                |p| {
+                    let (v, (g, a)) = closure_loop_grad(&p[..4], p[4]);
+                    (v, [g, vec![a]].concat())
+                },
+                |p| {
+                    let (v, (g, a), h) = closure_loop_hessian(&p[..4], p[4]);
+                    (v, [g, vec![a]].concat(), h)
+                },
+            );
+        }
+        for p in points(3986, 4, 20, -1.5, 1.5) {
+            // Away from the switch s = 2.
+            let mut s = 0.0;
+            if p.iter().any(|v| {
+                s += v * v;
+                (s - 2.0).abs() < 1e-3
+            }) {
+                continue;
+            }
+            check2(
+                "until",
+                &p,
+                |p| until(p, &mut [0.0; 4]),
+                |p| until_grad(p, &mut [0.0; 4]),
+                |p| until_hessian(p, &mut [0.0; 4]),
+            );
+        }
+    }
+
+    #[test]
+    fn integer_exponent_field_at_order_3() {
+        for p in points(3987, 2, 10, 0.2, 1.5) {
+            let one = One { k: p[0], n: 4 };
+            let x = p[1];
+            let (v, g, h) = one.pw_hessian(x);
+            assert_eq!(v, one.pw(x));
+            assert_close(v, (p[0] * x).powi(4) + p[0].exp(), 1e-12, "pw value");
+            assert_close(g.k, 4.0 * p[0].powi(3) * x.powi(4) + p[0].exp(), 1e-12, "pw first");
+            assert_close(h[0][0], 12.0 * p[0].powi(2) * x.powi(4) + p[0].exp(), 1e-12, "pw second");
+            // The third derivative by differences of the Hessian (a struct is no scalar: no
+            // `_derivatives`).
+            let third = fd1(|k| One { k, n: 4 }.pw_hessian(x).2[0][0], p[0]);
+            assert_close(third, 24.0 * p[0] * x.powi(4) + p[0].exp(), 1e-6, "pw third");
+        }
+    }
+}
