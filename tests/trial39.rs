@@ -970,8 +970,8 @@ mod mechanics {
             4.0 * self.eps * (s6 * s6 - s6)
         }
 
-        /// The energy of atoms on a line, each atom's share written into `per_atom`, through
-        /// `self.potential`.
+        /// The energy of atoms on a line at softened distances, each atom's share written into
+        /// `per_atom`, through `self.potential`.
         #[differentiable(wrt(x), order = 2)]
         pub fn chain_energy(&self, x: &[f64], per_atom: &mut [f64]) -> f64 {
             let n = x.len();
@@ -981,7 +981,9 @@ mod mechanics {
             }
             for i in 0..n {
                 for j in i + 1..n {
-                    let e = self.potential((x[j] - x[i]).abs());
+                    // A softened distance: overlapping atoms stay finite.
+                    let d = x[j] - x[i];
+                    let e = self.potential((d * d + 0.25).sqrt());
                     per_atom[i] += 0.5 * e;
                     per_atom[j] += 0.5 * e;
                     total += e;
@@ -3119,6 +3121,154 @@ mod edges {
             // `_derivatives`).
             let third = fd1(|k| One { k, n: 4 }.pw_hessian(x).2[0][0], p[0]);
             assert_close(third, 24.0 * p[0] * x.powi(4) + p[0].exp(), 1e-6, "pw third");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A `#[no_grad]` integer field of an active struct passed on to a call (`helper(x, p.n)`): the macro
+// cannot see the field's type, and took it for a float whose derivative it asked the callee for (rustc's
+// E0308 at the callee's gradient tuple, which has no slot for a `usize`). Where the body also uses the
+// field as an integer (a `for` range's bound, an index, a `let n: usize = p.n;`, a comparison with an
+// integer literal), it is an integer, a constant, at every order.
+
+mod integer_fields {
+    use super::*;
+    use autodiff::{differentiable, Differentiable};
+
+    /// A chain of `n` identical links.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Links {
+        pub g: f64,
+        #[no_grad]
+        pub n: usize,
+    }
+
+    /// `n` links of length `x` scaled by `n`: `x n` (first order only).
+    #[differentiable]
+    pub fn repeated(x: f64, n: usize) -> f64 {
+        x * n as f64
+    }
+
+    /// The field named again under an integer type, then passed on.
+    #[differentiable(wrt(p), order = 2)]
+    pub fn annotated(p: &Links, x: f64) -> f64 {
+        let n: usize = p.n;
+        repeated(p.g * x, n) * p.g
+    }
+
+    /// The field a loop's bound and passed on.
+    #[differentiable(order = 2)]
+    pub fn looped(p: &Links, x: f64) -> f64 {
+        let mut s = 0.0;
+        for _ in 0..p.n {
+            s += x * p.g;
+        }
+        repeated(s, p.n) * x
+    }
+
+    /// A pendulum whose period series has `terms` terms.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Swing {
+        pub l: f64,
+        #[no_grad]
+        pub terms: usize,
+    }
+
+    /// The amplitude correction of the period to `terms` terms.
+    #[differentiable]
+    pub fn correction(theta: f64, terms: usize) -> f64 {
+        let mut s = 1.0;
+        if terms > 1 {
+            s += theta * theta / 16.0;
+        }
+        if terms > 2 {
+            s += 11.0 * theta.powi(4) / 3072.0;
+        }
+        s
+    }
+
+    impl Swing {
+        /// The field compared with an integer literal, then passed on.
+        #[differentiable(wrt(self, theta), order = 2)]
+        pub fn period(&self, theta: f64) -> f64 {
+            let base = 2.0 * std::f64::consts::PI * (self.l / 9.81).sqrt();
+            if self.terms > 0 {
+                base * correction(theta, self.terms)
+            } else {
+                base
+            }
+        }
+    }
+
+    #[test]
+    fn an_integer_field_passed_on_to_a_call() {
+        for q in points(3991, 2, 10, 0.2, 1.5) {
+            let (g, x) = (q[0], q[1]);
+            for n in [1usize, 3] {
+                let nf = n as f64;
+                // annotated = n g² x.
+                let p = Links { g, n };
+                let h = check2(
+                    "annotated",
+                    &[g],
+                    |w| annotated(&Links { g: w[0], n }, x),
+                    |w| {
+                        let (v, gr) = annotated_grad(&Links { g: w[0], n }, x);
+                        assert_eq!(gr.n, n, "the no_grad field copied");
+                        (v, vec![gr.g])
+                    },
+                    |w| {
+                        let (v, gr, h) = annotated_hessian(&Links { g: w[0], n }, x);
+                        (v, vec![gr.g], h)
+                    },
+                );
+                assert_close(annotated(&p, x), nf * g * g * x, 1e-12, "annotated value");
+                assert_close(h[0][0], 2.0 * nf * x, 1e-12, "annotated second");
+                // looped = n² g x².
+                let h = check2(
+                    "looped",
+                    &[g, x],
+                    |w| looped(&Links { g: w[0], n }, w[1]),
+                    |w| {
+                        let (v, (gr, gx)) = looped_grad(&Links { g: w[0], n }, w[1]);
+                        (v, vec![gr.g, gx])
+                    },
+                    |w| {
+                        let (v, (gr, gx), h) = looped_hessian(&Links { g: w[0], n }, w[1]);
+                        (v, vec![gr.g, gx], h)
+                    },
+                );
+                let n2 = nf * nf;
+                assert_close(looped(&p, x), n2 * g * x * x, 1e-12, "looped value");
+                let by_hand = [[0.0, 2.0 * n2 * x], [2.0 * n2 * x, 2.0 * n2 * g]];
+                for i in 0..2 {
+                    assert_all_close(&h[i], &by_hand[i], 1e-12, "looped by hand");
+                }
+            }
+            for terms in 0..4 {
+                let flat = |(s, t): (Swing, f64)| vec![s.l, t];
+                check2(
+                    "period",
+                    &[g, x],
+                    |w| Swing { l: w[0], terms }.period(w[1]),
+                    |w| {
+                        let (v, gr) = Swing { l: w[0], terms }.period_grad(w[1]);
+                        (v, flat(gr))
+                    },
+                    |w| {
+                        let (v, gr, h) = Swing { l: w[0], terms }.period_hessian(w[1]);
+                        (v, flat(gr), h)
+                    },
+                );
+                let series = match terms {
+                    0 | 1 => 1.0,
+                    2 => 1.0 + x * x / 16.0,
+                    _ => 1.0 + x * x / 16.0 + 11.0 * x.powi(4) / 3072.0,
+                };
+                let value = 2.0 * std::f64::consts::PI * (g / 9.81).sqrt() * series;
+                assert_close(Swing { l: g, terms }.period(x), value, 1e-12, "period value");
+            }
         }
     }
 }
