@@ -13,7 +13,9 @@
 //! the gradient, every `_derivatives` third derivative against differences of the second, on seeded
 //! points.
 
+// `&Vec<f64>` and `&mut Vec<f64>` parameters are API.md's parameter kinds under test (`ptr_arg`).
 #![allow(
+    clippy::ptr_arg,
     clippy::needless_range_loop,
     clippy::type_complexity,
     clippy::too_many_arguments
@@ -93,7 +95,13 @@ fn check2(
 
 /// `_hvp` (its value, gradient and product) against `_hessian`'s.
 #[track_caller]
-fn check_hvp(what: &str, hessian: &[Vec<f64>], g: &[f64], v: &[f64], hvp: (f64, Vec<f64>, Vec<f64>)) {
+fn check_hvp(
+    what: &str,
+    hessian: &[Vec<f64>],
+    g: &[f64],
+    v: &[f64],
+    hvp: (f64, Vec<f64>, Vec<f64>),
+) {
     assert_all_close(&hvp.1, g, 1e-10, &format!("{what}: gradient of _hvp"));
     assert_all_close(&hvp.2, &times(hessian, v), 1e-9, &format!("{what}: _hvp"));
 }
@@ -111,11 +119,26 @@ fn check3(
 ) {
     let what = format!("{what} at {x}");
     assert_close(d[0], f(x), 1e-12, &format!("{what}: value"));
-    assert_close(d[1], fd1(&f, x), 1e-6, &format!("{what}: f' vs differences"));
+    assert_close(
+        d[1],
+        fd1(&f, x),
+        1e-6,
+        &format!("{what}: f' vs differences"),
+    );
     assert_close(d[1], grad(x), 1e-11, &format!("{what}: f' vs _grad"));
-    assert_close(d[2], fd1(&grad, x), 1e-6, &format!("{what}: f'' vs differences of _grad"));
+    assert_close(
+        d[2],
+        fd1(&grad, x),
+        1e-6,
+        &format!("{what}: f'' vs differences of _grad"),
+    );
     assert_close(d[2], second(x), 1e-10, &format!("{what}: f'' vs _hessian"));
-    assert_close(d[3], fd1(&second, x), 1e-5, &format!("{what}: f''' vs differences of f''"));
+    assert_close(
+        d[3],
+        fd1(&second, x),
+        1e-5,
+        &format!("{what}: f''' vs differences of f''"),
+    );
 }
 
 /// Several points of `n` coordinates in `[lo, hi)`, from `seed`.
@@ -229,7 +252,8 @@ mod outputs {
             let t = [0.4, 0.1, -0.9, 1.3, 0.6];
             let mut df = vec![f64::NAN; 4];
             let mut f = vec![f64::NAN; 4];
-            let (value, de) = spring_chain_jvp(x, k, &mut f, (t[..4].to_vec(), t[4], vec![9.0; 4]), &mut df);
+            let (value, de) =
+                spring_chain_jvp(x, k, &mut f, (t[..4].to_vec(), t[4], vec![9.0; 4]), &mut df);
             assert_eq!((value, &f), (e, &expected), "_jvp value and forces");
             let jt = times(&j, &t);
             assert_close(de, jt[0], 1e-6, "spring_chain _jvp of the energy");
@@ -371,13 +395,23 @@ mod outputs {
             );
             let g = mean_var_grad(&x, &mut 0.0).1;
             let v = vec![0.1, 0.2, -0.3, 0.4, -0.5];
-            check_hvp("mean_var", &h, &g, &v, mean_var_hvp(&x, &mut 0.0, v.clone()));
+            check_hvp(
+                "mean_var",
+                &h,
+                &g,
+                &v,
+                mean_var_hvp(&x, &mut 0.0, v.clone()),
+            );
             // vjp with both cotangents against the two gradients by differences.
             let gvar = fd_grad(var_of, &x);
             let mut out = f64::NAN;
             let (value, gv) = mean_var_vjp(&x, &mut out, 0.75, -2.0);
             assert_eq!((value, out), (plain(&x), var_of(&x)));
-            let want: Vec<f64> = g.iter().zip(&gvar).map(|(a, b)| 0.75 * a - 2.0 * b).collect();
+            let want: Vec<f64> = g
+                .iter()
+                .zip(&gvar)
+                .map(|(a, b)| 0.75 * a - 2.0 * b)
+                .collect();
             assert_all_close(&gv, &want, 1e-6, "mean_var vjp");
             let mut dvar = f64::NAN;
             let (_, dr) = mean_var_jvp(&x, &mut out, v.clone(), &mut dvar);
@@ -436,8 +470,13 @@ mod outputs {
             let t = [0.2, -0.4, 0.6, 0.1, 0.9, -0.3, 0.7];
             let (mut v, g, b) = split(&p);
             let mut dv = vec![f64::NAN; 3];
-            let (_, de) =
-                heavy_ball_jvp(&mut v, &g, b, (t[..3].to_vec(), t[3..6].to_vec(), t[6]), &mut dv);
+            let (_, de) = heavy_ball_jvp(
+                &mut v,
+                &g,
+                b,
+                (t[..3].to_vec(), t[3..6].to_vec(), t[6]),
+                &mut dv,
+            );
             let lhs = 0.3 * de + dot(&d_v, &dv);
             let rhs = dot(&flat((a, bb, c)), &t);
             assert_close(lhs, rhs, 1e-12, "heavy_ball <d, J t> = <Jᵀ d, t>");
@@ -552,7 +591,13 @@ mod outputs {
             let mut dh = vec![f64::NAN; 5];
             hermite_into_jvp(x, &mut vec![0.0; 5], 1.0, &mut dh);
             let expected: Vec<f64> = (0..5)
-                .map(|n| if n == 0 { 0.0 } else { 2.0 * n as f64 * want[n - 1] })
+                .map(|n| {
+                    if n == 0 {
+                        0.0
+                    } else {
+                        2.0 * n as f64 * want[n - 1]
+                    }
+                })
                 .collect();
             assert_all_close(&dh, &expected, 1e-12, "hermite polynomial tangents");
         }
@@ -599,7 +644,14 @@ mod outputs {
                 assert_close(gw[a], s, 1e-12, "cubic_fit vjp of the predictions");
             }
             let mut dy = [f64::NAN; 5];
-            cubic_fit_jvp(&w, &xs, &ys, &mut [0.0; 5], vec![0.0, 1.0, 0.0, 0.0], &mut dy);
+            cubic_fit_jvp(
+                &w,
+                &xs,
+                &ys,
+                &mut [0.0; 5],
+                vec![0.0, 1.0, 0.0, 0.0],
+                &mut dy,
+            );
             assert_all_close(&dy, &xs, 1e-12, "cubic_fit jvp of the predictions");
         }
     }
@@ -650,7 +702,13 @@ mod outputs {
     /// The residuals of a damped oscillator at sample times into `r`, the returned float the sum of
     /// squares; active in the parameters (a tuple) and the initial state, `order = 2`.
     #[differentiable(wrt(params, x0), order = 2)]
-    pub fn oscillator_fit(params: (f64, f64), x0: f64, ts: &[f64], ys: &[f64], r: &mut [f64]) -> f64 {
+    pub fn oscillator_fit(
+        params: (f64, f64),
+        x0: f64,
+        ts: &[f64],
+        ys: &[f64],
+        r: &mut [f64],
+    ) -> f64 {
         let (omega, zeta) = params;
         let mut s = 0.0;
         for i in 0..ts.len() {
@@ -670,7 +728,8 @@ mod outputs {
                 &p,
                 |p| oscillator_fit((p[0], p[1]), p[2], &ts, &ys, &mut [0.0; 4]),
                 |p| {
-                    let (v, ((a, b), c)) = oscillator_fit_grad((p[0], p[1]), p[2], &ts, &ys, &mut [0.0; 4]);
+                    let (v, ((a, b), c)) =
+                        oscillator_fit_grad((p[0], p[1]), p[2], &ts, &ys, &mut [0.0; 4]);
                     (v, vec![a, b, c])
                 },
                 |p| {
@@ -680,9 +739,21 @@ mod outputs {
                 },
             );
             let (_, ((a, b), c)) = oscillator_fit_grad((p[0], p[1]), p[2], &ts, &ys, &mut [0.0; 4]);
-            let (_, _, ((ha, hb), hc)) =
-                oscillator_fit_hvp((p[0], p[1]), p[2], &ts, &ys, &mut [0.0; 4], ((1.0, -1.0), 0.5));
-            check_hvp("oscillator_fit", &h, &[a, b, c], &[1.0, -1.0, 0.5], (0.0, vec![a, b, c], vec![ha, hb, hc]));
+            let (_, _, ((ha, hb), hc)) = oscillator_fit_hvp(
+                (p[0], p[1]),
+                p[2],
+                &ts,
+                &ys,
+                &mut [0.0; 4],
+                ((1.0, -1.0), 0.5),
+            );
+            check_hvp(
+                "oscillator_fit",
+                &h,
+                &[a, b, c],
+                &[1.0, -1.0, 0.5],
+                (0.0, vec![a, b, c], vec![ha, hb, hc]),
+            );
             // The Jacobian of the residuals by differences against vjp rows.
             let jr = fd_jacobian(
                 |p| {
@@ -748,13 +819,19 @@ mod mechanics {
 
     fn period_by_hand(p: &[f64]) -> f64 {
         let (g, l, t) = (p[0], p[1], p[2]);
-        2.0 * std::f64::consts::PI * (l / g).sqrt() * (1.0 + t * t / 16.0 + 11.0 * t.powi(4) / 3072.0)
+        2.0 * std::f64::consts::PI
+            * (l / g).sqrt()
+            * (1.0 + t * t / 16.0 + 11.0 * t.powi(4) / 3072.0)
     }
 
     #[test]
     fn pendulum_period_at_order_2() {
         for q in points(3921, 3, 10, 0.5, 2.0) {
-            let pend = |q: &[f64]| Pendulum { g: q[0] * 9.0, l: q[1], terms: 3 };
+            let pend = |q: &[f64]| Pendulum {
+                g: q[0] * 9.0,
+                l: q[1],
+                terms: 3,
+            };
             let scaled = |q: &[f64]| vec![q[0] * 9.0, q[1], q[2]];
             let flat = |(s, t): (Pendulum, f64)| vec![s.g, s.l, t];
             let h = check2(
@@ -762,11 +839,21 @@ mod mechanics {
                 &scaled(&q),
                 period_by_hand,
                 |p| {
-                    let (v, g) = Pendulum { g: p[0], l: p[1], terms: 3 }.period_grad(p[2]);
+                    let (v, g) = Pendulum {
+                        g: p[0],
+                        l: p[1],
+                        terms: 3,
+                    }
+                    .period_grad(p[2]);
                     (v, flat(g))
                 },
                 |p| {
-                    let (v, g, h) = Pendulum { g: p[0], l: p[1], terms: 3 }.period_hessian(p[2]);
+                    let (v, g, h) = Pendulum {
+                        g: p[0],
+                        l: p[1],
+                        terms: 3,
+                    }
+                    .period_hessian(p[2]);
                     (v, flat(g), h)
                 },
             );
@@ -775,9 +862,22 @@ mod mechanics {
             assert_close(s.period(q[2]), period_by_hand(&scaled(&q)), 1e-12, "value");
             let (_, gr) = s.period_grad(q[2]);
             assert_eq!(gr.0.terms, 3, "the gradient copies the no_grad field");
-            let v = (Pendulum { g: 0.5, l: -1.0, terms: 3 }, 2.0);
+            let v = (
+                Pendulum {
+                    g: 0.5,
+                    l: -1.0,
+                    terms: 3,
+                },
+                2.0,
+            );
             let (_, g, hv) = s.period_hvp(q[2], v);
-            check_hvp("period", &h, &flat(g), &[0.5, -1.0, 2.0], (0.0, flat(gr), flat(hv)));
+            check_hvp(
+                "period",
+                &h,
+                &flat(g),
+                &[0.5, -1.0, 2.0],
+                (0.0, flat(gr), flat(hv)),
+            );
         }
     }
 
@@ -825,8 +925,14 @@ mod mechanics {
     fn mixture_nll_over_nested_structs() {
         let xs = [-1.2, -0.4, 0.3, 0.9, 1.8, 2.2];
         let template = Mixture {
-            a: Normal { mu: 0.0, log_s: 0.0 },
-            b: Normal { mu: 0.0, log_s: 0.0 },
+            a: Normal {
+                mu: 0.0,
+                log_s: 0.0,
+            },
+            b: Normal {
+                mu: 0.0,
+                log_s: 0.0,
+            },
             logit: 0.0,
             tag: 7,
         };
@@ -846,10 +952,20 @@ mod mechanics {
                     (v, g.to_flat(), h)
                 },
             );
-            assert_eq!(m(&q).to_flat(), q, "the flat view is (a.mu, a.log_s, b.mu, b.log_s, logit)");
+            assert_eq!(
+                m(&q).to_flat(),
+                q,
+                "the flat view is (a.mu, a.log_s, b.mu, b.log_s, logit)"
+            );
             let v = [0.2, -0.1, 0.4, 0.3, -1.0];
             let (_, g, hv) = m(&q).nll_hvp(&xs, m(&v));
-            check_hvp("nll", &h, &g.to_flat(), &v, (0.0, g.to_flat(), hv.to_flat()));
+            check_hvp(
+                "nll",
+                &h,
+                &g.to_flat(),
+                &v,
+                (0.0, g.to_flat(), hv.to_flat()),
+            );
             // jvp against the gradient.
             let (_, dv) = m(&q).nll_jvp(&xs, m(&v));
             assert_close(dv, dot(&g.to_flat(), &v), 1e-12, "nll jvp");
@@ -897,19 +1013,40 @@ mod mechanics {
     #[test]
     fn duffing_generic_impl() {
         for q in points(3923, 5, 10, -1.0, 1.0) {
-            let d = |q: &[f64]| Duffing { alpha: q[0], beta: q[1] + 1.5, delta: 0.3 };
+            let d = |q: &[f64]| Duffing {
+                alpha: q[0],
+                beta: q[1] + 1.5,
+                delta: 0.3,
+            };
             let flat = |(s, x, v): (Duffing<f64>, f64, f64)| vec![s.alpha, s.beta, s.delta, x, v];
             // The energy over (alpha, beta, delta, x, v): delta does not appear.
             let h = check2(
                 "energy",
                 &[q[0], q[1] + 1.5, 0.3, q[3], q[4]],
-                |p| Duffing { alpha: p[0], beta: p[1], delta: p[2] }.energy(p[3], p[4]),
                 |p| {
-                    let (e, g) = Duffing { alpha: p[0], beta: p[1], delta: p[2] }.energy_grad(p[3], p[4]);
+                    Duffing {
+                        alpha: p[0],
+                        beta: p[1],
+                        delta: p[2],
+                    }
+                    .energy(p[3], p[4])
+                },
+                |p| {
+                    let (e, g) = Duffing {
+                        alpha: p[0],
+                        beta: p[1],
+                        delta: p[2],
+                    }
+                    .energy_grad(p[3], p[4]);
                     (e, flat(g))
                 },
                 |p| {
-                    let (e, g, h) = Duffing { alpha: p[0], beta: p[1], delta: p[2] }.energy_hessian(p[3], p[4]);
+                    let (e, g, h) = Duffing {
+                        alpha: p[0],
+                        beta: p[1],
+                        delta: p[2],
+                    }
+                    .energy_hessian(p[3], p[4]);
                     (e, flat(g), h)
                 },
             );
@@ -930,7 +1067,11 @@ mod mechanics {
                 |x| s.accel_hessian(x, q[4]).2[0][0],
             );
             // f32 instance.
-            let s32 = Duffing { alpha: q[0] as f32, beta: (q[1] + 1.5) as f32, delta: 0.3f32 };
+            let s32 = Duffing {
+                alpha: q[0] as f32,
+                beta: (q[1] + 1.5) as f32,
+                delta: 0.3f32,
+            };
             let d32 = s32.accel_derivatives(x as f32, q[4] as f32);
             for k in 0..4 {
                 assert_close(d32[k] as f64, dd[k], 1e-4, "accel at f32");
@@ -940,15 +1081,30 @@ mod mechanics {
             check2(
                 "stepped_energy",
                 &p,
-                |p| Duffing { alpha: p[0], beta: p[1], delta: p[2] }.stepped_energy(p[3], p[4], 0.1),
                 |p| {
-                    let (e, g) = Duffing { alpha: p[0], beta: p[1], delta: p[2] }
-                        .stepped_energy_grad(p[3], p[4], 0.1);
+                    Duffing {
+                        alpha: p[0],
+                        beta: p[1],
+                        delta: p[2],
+                    }
+                    .stepped_energy(p[3], p[4], 0.1)
+                },
+                |p| {
+                    let (e, g) = Duffing {
+                        alpha: p[0],
+                        beta: p[1],
+                        delta: p[2],
+                    }
+                    .stepped_energy_grad(p[3], p[4], 0.1);
                     (e, flat(g))
                 },
                 |p| {
-                    let (e, g, h) = Duffing { alpha: p[0], beta: p[1], delta: p[2] }
-                        .stepped_energy_hessian(p[3], p[4], 0.1);
+                    let (e, g, h) = Duffing {
+                        alpha: p[0],
+                        beta: p[1],
+                        delta: p[2],
+                    }
+                    .stepped_energy_hessian(p[3], p[4], 0.1);
                     (e, flat(g), h)
                 },
             );
@@ -995,7 +1151,10 @@ mod mechanics {
 
     #[test]
     fn lennard_jones_methods() {
-        let lj = &LennardJones { eps: 1.3, sigma: 0.9 };
+        let lj = &LennardJones {
+            eps: 1.3,
+            sigma: 0.9,
+        };
         for q in points(3924, 1, 10, 0.85, 2.0) {
             let r = q[0];
             let d = lj.potential_derivatives(r);
@@ -1017,7 +1176,11 @@ mod mechanics {
             );
         }
         for q in points(3925, 4, 8, -0.2, 0.2) {
-            let x: Vec<f64> = q.iter().enumerate().map(|(i, d)| i as f64 * 1.1 + d).collect();
+            let x: Vec<f64> = q
+                .iter()
+                .enumerate()
+                .map(|(i, d)| i as f64 * 1.1 + d)
+                .collect();
             let h = check2(
                 "chain_energy",
                 &x,
@@ -1034,13 +1197,18 @@ mod mechanics {
             );
             // Translation invariance: every row of the Hessian sums to zero.
             for row in &h {
-                assert!(row.iter().sum::<f64>().abs() < 1e-8 * row.iter().map(|v| v.abs()).sum::<f64>().max(1.0));
+                assert!(
+                    row.iter().sum::<f64>().abs()
+                        < 1e-8 * row.iter().map(|v| v.abs()).sum::<f64>().max(1.0)
+                );
             }
             // Each atom's share: vjp rows against differences.
-            let share = |k: usize| move |x: &[f64]| {
-                let mut per = [0.0; 4];
-                lj.chain_energy(x, &mut per);
-                per[k]
+            let share = |k: usize| {
+                move |x: &[f64]| {
+                    let mut per = [0.0; 4];
+                    lj.chain_energy(x, &mut per);
+                    per[k]
+                }
             };
             for k in 0..4 {
                 let mut d = [0.0; 4];
@@ -1080,7 +1248,12 @@ mod mechanics {
             );
             // d²/dr² = 2 D a² (2 u² - u) with u = e^{-a (r - r0)}.
             let u = (-p[2] * (p[0] - p[3])).exp();
-            assert_close(h[0][0], 2.0 * p[1] * p[2] * p[2] * (2.0 * u * u - u), 1e-10, "Morse by hand");
+            assert_close(
+                h[0][0],
+                2.0 * p[1] * p[2] * p[2] * (2.0 * u * u - u),
+                1e-10,
+                "Morse by hand",
+            );
             assert_close(h[1][1], 0.0, 1e-12, "linear in the depth");
         }
     }
@@ -1122,7 +1295,11 @@ mod mechanics {
     fn camera_struct_with_array_and_vec_fields() {
         let pts = [[0.1, -0.2, 2.0], [0.5, 0.3, 3.0], [-0.4, 0.1, 1.5]];
         let obs = [[0.2, -0.1], [0.3, 0.2], [-0.2, 0.05]];
-        let template = Camera { focal: 0.0, centre: [0.0; 2], k: vec![0.0; 2] };
+        let template = Camera {
+            focal: 0.0,
+            centre: [0.0; 2],
+            k: vec![0.0; 2],
+        };
         for q in points(3927, 5, 8, -0.5, 0.5) {
             let q: Vec<f64> = [vec![1.0 + q[0]], q[1..].to_vec()].concat();
             let cam = |q: &[f64]| template.from_flat(q);
@@ -1140,10 +1317,18 @@ mod mechanics {
                 },
             );
             // _grad_into a Camera buffer, filled with garbage first.
-            let mut into = Camera { focal: f64::NAN, centre: [f64::NAN; 2], k: vec![f64::NAN; 2] };
+            let mut into = Camera {
+                focal: f64::NAN,
+                centre: [f64::NAN; 2],
+                k: vec![f64::NAN; 2],
+            };
             let v = cam(&q).reprojection_grad_into(&pts, &obs, &mut into);
             let (v2, g) = cam(&q).reprojection_grad(&pts, &obs);
-            assert_eq!((v, into.to_flat()), (v2, g.to_flat()), "grad_into of a struct");
+            assert_eq!(
+                (v, into.to_flat()),
+                (v2, g.to_flat()),
+                "grad_into of a struct"
+            );
             // The centre enters linearly: d²/dc0² = 2 n.
             assert_close(h[1][1], 6.0, 1e-12, "d2/dcentre0^2");
             // The projection's Jacobian over (camera, point) against differences.
@@ -1178,7 +1363,11 @@ mod mechanics {
 
     #[test]
     fn ridge_struct_by_value() {
-        let template = Ridge { w: [0.0; 2], c: vec![0.0; 3], s: 0.0 };
+        let template = Ridge {
+            w: [0.0; 2],
+            c: vec![0.0; 3],
+            s: 0.0,
+        };
         for p in points(3928, 9, 8, -1.0, 1.0) {
             let split = |p: &[f64]| (template.from_flat(&p[..6]), p[6..8].to_vec(), p[8]);
             let flat = |(q, x, l): (Ridge, Vec<f64>, f64)| [q.to_flat(), x, vec![l]].concat();
@@ -1201,13 +1390,21 @@ mod mechanics {
                 },
             );
             let (q, x, l) = split(&p);
-            let mut gq = Ridge { w: [f64::NAN; 2], c: vec![f64::NAN; 3], s: f64::NAN };
+            let mut gq = Ridge {
+                w: [f64::NAN; 2],
+                c: vec![f64::NAN; 3],
+                s: f64::NAN,
+            };
             let mut gx = vec![f64::NAN; 2];
             let mut gl = f64::NAN;
             let v = ridge_grad_into(q.clone(), &x, l, (&mut gq, &mut gx, &mut gl));
             let (v2, g) = ridge_grad(q, &x, l);
             assert_eq!(v, v2);
-            assert_eq!(flat((gq, gx, gl)), flat(g), "grad_into of (struct, slice, scalar)");
+            assert_eq!(
+                flat((gq, gx, gl)),
+                flat(g),
+                "grad_into of (struct, slice, scalar)"
+            );
         }
     }
 
@@ -1320,7 +1517,13 @@ mod into {
                 assert!(row.iter().sum::<f64>().abs() < 1e-10);
             }
             let v = vec![0.5, -0.5, 1.0, 0.0];
-            check_hvp("softmax_entropy", &h, &g, &v, softmax_entropy_hvp(z.clone(), v.clone()));
+            check_hvp(
+                "softmax_entropy",
+                &h,
+                &g,
+                &v,
+                softmax_entropy_hvp(z.clone(), v.clone()),
+            );
         }
     }
 
@@ -1353,7 +1556,12 @@ mod into {
             assert_eq!((v, (a, b)), barycentric_grad(arr(&p).0, &arr(&p).1));
             // By hand: d/dvalues = w / Σw.
             let t = p[3] + p[4] + p[5];
-            assert_all_close(&a, &[p[3] / t, p[4] / t, p[5] / t], 1e-14, "barycentric by hand");
+            assert_all_close(
+                &a,
+                &[p[3] / t, p[4] / t, p[5] / t],
+                1e-14,
+                "barycentric by hand",
+            );
         }
     }
 
@@ -1437,10 +1645,21 @@ mod into {
             // d log det / dM = M^{-T}.
             let d = q[0] * q[3] - q[1] * q[2];
             let inv_t = [q[3] / d, -q[2] / d, -q[1] / d, q[0] / d];
-            assert_all_close(&g.concat(), &[inv_t[0] - 0.5, inv_t[1], inv_t[2], inv_t[3] - 0.5], 1e-12, "M^-T");
+            assert_all_close(
+                &g.concat(),
+                &[inv_t[0] - 0.5, inv_t[1], inv_t[2], inv_t[3] - 0.5],
+                1e-12,
+                "M^-T",
+            );
             let v = [[1.0, 0.5], [-0.5, 2.0]];
             let (_, gh, hv) = logdet_trace_hvp(m(&p), v);
-            check_hvp("logdet_trace", &h, &g.concat(), &v.concat(), (0.0, gh.concat(), hv.concat()));
+            check_hvp(
+                "logdet_trace",
+                &h,
+                &g.concat(),
+                &v.concat(),
+                (0.0, gh.concat(), hv.concat()),
+            );
         }
     }
 
@@ -1472,8 +1691,16 @@ mod into {
                 },
             );
             let (mut ga, mut gb, mut gm) = ((f64::NAN, f64::NAN), (f64::NAN, f64::NAN), f64::NAN);
-            let v = two_body_grad_into((p[0], p[1]), (p[2], p[3]), p[4], (&mut ga, &mut gb, &mut gm));
-            assert_eq!((v, (ga, gb, gm)), two_body_grad((p[0], p[1]), (p[2], p[3]), p[4]));
+            let v = two_body_grad_into(
+                (p[0], p[1]),
+                (p[2], p[3]),
+                p[4],
+                (&mut ga, &mut gb, &mut gm),
+            );
+            assert_eq!(
+                (v, (ga, gb, gm)),
+                two_body_grad((p[0], p[1]), (p[2], p[3]), p[4])
+            );
         }
     }
 
@@ -1694,7 +1921,13 @@ mod across {
                 vec![a, b, c]
             };
             let (_, (a, b, c), (x, y, z)) = projectile_hvp(p[0], p[1], p[2], (1.0, -2.0, 3.0));
-            check_hvp("projectile", &h, &g, &[1.0, -2.0, 3.0], (0.0, vec![a, b, c], vec![x, y, z]));
+            check_hvp(
+                "projectile",
+                &h,
+                &g,
+                &[1.0, -2.0, 3.0],
+                (0.0, vec![a, b, c], vec![x, y, z]),
+            );
         }
     }
 
@@ -1729,7 +1962,12 @@ mod across {
             let d = gaussian_nll_derivatives(mu, rs, &xs);
             let n = xs.len() as f64;
             let d1: f64 = xs.iter().map(|x| -(x - mu) / (sigma * sigma)).sum();
-            assert_all_close(&d[1..], &[d1, n / (sigma * sigma), 0.0], 1e-10, "nll in mu by hand");
+            assert_all_close(
+                &d[1..],
+                &[d1, n / (sigma * sigma), 0.0],
+                1e-10,
+                "nll in mu by hand",
+            );
             check3(
                 "gaussian_nll",
                 mu,
@@ -1758,7 +1996,12 @@ mod across {
     /// The Lagrangian of bodies in a trap through an associated function and a method of a struct
     /// from another module, active in the bodies (a slice of structs is no parameter kind, so two).
     #[differentiable(order = 2)]
-    pub fn lagrangian(a: &physics::bodies::Body, b: &physics::bodies::Body, v: &[f64; 2], k: f64) -> f64 {
+    pub fn lagrangian(
+        a: &physics::bodies::Body,
+        b: &physics::bodies::Body,
+        v: &[f64; 2],
+        k: f64,
+    ) -> f64 {
         let t = physics::bodies::Body::kinetic(a.mass + b.mass, v);
         t - a.trapped(k) - b.trapped(k)
     }
@@ -1767,15 +2010,27 @@ mod across {
     fn lagrangian_with_a_struct_from_another_module() {
         use autodiff::Differentiable;
         use physics::bodies::Body;
-        let template = Body { mass: 0.0, pos: [0.0; 2] };
+        let template = Body {
+            mass: 0.0,
+            pos: [0.0; 2],
+        };
         for p in points(3943, 9, 8, -1.0, 1.0) {
             let p: Vec<f64> = p
                 .iter()
                 .enumerate()
                 .map(|(i, v)| if i == 0 || i == 3 { 1.0 + v.abs() } else { *v })
                 .collect();
-            let split = |p: &[f64]| (template.from_flat(&p[0..3]), template.from_flat(&p[3..6]), [p[6], p[7]], p[8]);
-            let flat = |(a, b, v, k): (Body, Body, [f64; 2], f64)| [a.to_flat(), b.to_flat(), v.to_vec(), vec![k]].concat();
+            let split = |p: &[f64]| {
+                (
+                    template.from_flat(&p[0..3]),
+                    template.from_flat(&p[3..6]),
+                    [p[6], p[7]],
+                    p[8],
+                )
+            };
+            let flat = |(a, b, v, k): (Body, Body, [f64; 2], f64)| {
+                [a.to_flat(), b.to_flat(), v.to_vec(), vec![k]].concat()
+            };
             check2(
                 "lagrangian",
                 &p,
@@ -1829,7 +2084,10 @@ mod forms {
             let ys: Vec<f64> = p[3..].iter().map(|v| 3.0 * v).collect();
             let q = [p[0], p[1], 0.5 + p[2].abs()];
             // Away from the kinks |r| = delta.
-            let ok = xs.iter().zip(&ys).all(|(x, y)| ((q[0] + q[1] * x - y).abs() - q[2]).abs() > 1e-2);
+            let ok = xs
+                .iter()
+                .zip(&ys)
+                .all(|(x, y)| ((q[0] + q[1] * x - y).abs() - q[2]).abs() > 1e-2);
             if !ok {
                 continue;
             }
@@ -1846,7 +2104,10 @@ mod forms {
                     let (v, (gw, _, _, gd), h) = huber_loss_hessian(&q[..2], &xs, &ys, q[2]);
                     // The Hessian runs over (w, xs, ys, delta): keep w and delta.
                     let keep = [0, 1, 12];
-                    let h = keep.iter().map(|&i| keep.iter().map(|&j| h[i][j]).collect()).collect();
+                    let h = keep
+                        .iter()
+                        .map(|&i| keep.iter().map(|&j| h[i][j]).collect())
+                        .collect();
                     (v, [gw, vec![gd]].concat(), h)
                 },
             );
@@ -1876,11 +2137,22 @@ mod forms {
     #[test]
     fn chain_forms_at_order_2() {
         for x in points(3952, 5, 10, -1.5, 1.5) {
-            let h = check2("chain_forms", &x, chain_forms, chain_forms_grad, chain_forms_hessian);
+            let h = check2(
+                "chain_forms",
+                &x,
+                chain_forms,
+                chain_forms_grad,
+                chain_forms_hessian,
+            );
             // The product's log is linear: the Hessian is the path graph's Laplacian times 2, minus sin.
             for i in 0..5 {
                 let degree = if i == 0 || i == 4 { 1.0 } else { 2.0 };
-                assert_close(h[i][i], 2.0 * degree - x[i].sin(), 1e-12, "chain_forms diagonal");
+                assert_close(
+                    h[i][i],
+                    2.0 * degree - x[i].sin(),
+                    1e-12,
+                    "chain_forms diagonal",
+                );
             }
         }
     }
@@ -1906,7 +2178,13 @@ mod forms {
     #[test]
     fn smoothness_over_sub_slices() {
         for x in points(3953, 6, 10, -1.0, 1.0) {
-            check2("smoothness", &x, smoothness, smoothness_grad, smoothness_hessian);
+            check2(
+                "smoothness",
+                &x,
+                smoothness,
+                smoothness_grad,
+                smoothness_hessian,
+            );
         }
     }
 
@@ -1997,7 +2275,12 @@ mod forms {
             let x = p[4];
             // d/dc_k = x^k, d²/dc_k dx = k x^(k-1), d²/dx² = 2 c2 + 6 c3 x.
             for k in 0..4 {
-                assert_close(h[k][4], k as f64 * x.powi(k as i32 - 1), 1e-12, "horner mixed");
+                assert_close(
+                    h[k][4],
+                    k as f64 * x.powi(k as i32 - 1),
+                    1e-12,
+                    "horner mixed",
+                );
             }
             assert_close(h[4][4], 2.0 * p[2] + 6.0 * p[3] * x, 1e-12, "horner d2/dx2");
             // T_5(x) = 16x⁵ - 20x³ + 5x.
@@ -2100,7 +2383,12 @@ mod forms {
             let a = p[0];
             let d = cube_root_derivatives(a);
             let r = a.cbrt();
-            let by_hand = [r, r / (3.0 * a), -2.0 * r / (9.0 * a * a), 10.0 * r / (27.0 * a * a * a)];
+            let by_hand = [
+                r,
+                r / (3.0 * a),
+                -2.0 * r / (9.0 * a * a),
+                10.0 * r / (27.0 * a * a * a),
+            ];
             assert_all_close(&d, &by_hand, 1e-10, "cube root by hand");
             check3(
                 "cube_root",
@@ -2162,7 +2450,11 @@ mod forms {
     pub fn bounce_energy(x: f64, v: f64, e: f64, dt: f64) -> f64 {
         let s = bounce(x + dt * v, v - 9.81 * dt, e);
         let t = bounce_match(s[0], s[1], e);
-        let ordered = if t[0] > t[1] { [t[0], t[1]] } else { [t[1], t[0]] };
+        let ordered = if t[0] > t[1] {
+            [t[0], t[1]]
+        } else {
+            [t[1], t[0]]
+        };
         0.5 * t[1] * t[1] + 9.81 * t[0] + 0.01 * ordered[0] * ordered[1]
     }
 
@@ -2199,7 +2491,12 @@ mod forms {
             let (_, (a, b, c)) = bounce_match_vjp(p[0], p[1], p[2], [0.5, -1.0]);
             let (_, dt_out) = bounce_match_jvp(p[0], p[1], p[2], (a, b, c));
             // <d, J (Jᵀ d)> = |Jᵀ d|².
-            assert_close(0.5 * dt_out[0] - dt_out[1], a * a + b * b + c * c, 1e-12, "jvp vs vjp");
+            assert_close(
+                0.5 * dt_out[0] - dt_out[1],
+                a * a + b * b + c * c,
+                1e-12,
+                "jvp vs vjp",
+            );
         }
     }
 
@@ -2351,9 +2648,19 @@ mod forms {
             // Implicit: x' = -x sin(a x) / (1 + a sin(a x)).
             let s = (a * x).sin();
             let (_, g) = fixed_point_grad(a);
-            assert_close(g, -x * s / (1.0 + a * s), 1e-9, "fixed point implicit derivative");
+            assert_close(
+                g,
+                -x * s / (1.0 + a * s),
+                1e-9,
+                "fixed point implicit derivative",
+            );
             let (_, _, h) = fixed_point_hessian(a);
-            assert_close(h[0][0], fd1(|a| fixed_point_grad(a).1, a), 1e-6, "fixed point second");
+            assert_close(
+                h[0][0],
+                fd1(|a| fixed_point_grad(a).1, a),
+                1e-6,
+                "fixed point second",
+            );
         }
     }
 }
@@ -2398,7 +2705,16 @@ mod more_methods {
 
     #[test]
     fn nested_struct_methods_by_path() {
-        let template = Experts { a: Gauss { mu: 0.0, log_s: 0.0 }, b: Gauss { mu: 0.0, log_s: 0.0 } };
+        let template = Experts {
+            a: Gauss {
+                mu: 0.0,
+                log_s: 0.0,
+            },
+            b: Gauss {
+                mu: 0.0,
+                log_s: 0.0,
+            },
+        };
         for p in points(3971, 5, 10, -1.0, 1.0) {
             let x = p[4];
             let h = check2(
@@ -2493,7 +2809,11 @@ mod more_methods {
 
     #[test]
     fn spring_network_methods() {
-        let template = Springs { w: vec![0.0; 3], k: 0.0, n: 2 };
+        let template = Springs {
+            w: vec![0.0; 3],
+            k: 0.0,
+            n: 2,
+        };
         for p in points(3972, 7, 10, -1.0, 1.0) {
             let (q, x) = (&p[..4], &p[4..]);
             let with_x = |(s, gx): (Springs, Vec<f64>)| [s.to_flat(), gx].concat();
@@ -2502,7 +2822,9 @@ mod more_methods {
                 &p,
                 |p| template.from_flat(&p[..4]).forces(&p[4..], &mut [0.0; 3]),
                 |p| {
-                    let (v, g) = template.from_flat(&p[..4]).forces_grad(&p[4..], &mut [0.0; 3]);
+                    let (v, g) = template
+                        .from_flat(&p[..4])
+                        .forces_grad(&p[4..], &mut [0.0; 3]);
                     (v, with_x(g))
                 },
                 |p| {
@@ -2544,10 +2866,21 @@ mod more_methods {
                     "saturation",
                     Springs::saturation as fn(&Springs, &[f64]) -> f64,
                     Springs::saturation_grad as fn(&Springs, &[f64]) -> (f64, Springs),
-                    Springs::saturation_hessian as fn(&Springs, &[f64]) -> (f64, Springs, Vec<Vec<f64>>),
+                    Springs::saturation_hessian
+                        as fn(&Springs, &[f64]) -> (f64, Springs, Vec<Vec<f64>>),
                 ),
-                ("head", Springs::head, Springs::head_grad, Springs::head_hessian),
-                ("first_n", Springs::first_n, Springs::first_n_grad, Springs::first_n_hessian),
+                (
+                    "head",
+                    Springs::head,
+                    Springs::head_grad,
+                    Springs::head_hessian,
+                ),
+                (
+                    "first_n",
+                    Springs::first_n,
+                    Springs::first_n_grad,
+                    Springs::first_n_hessian,
+                ),
             ] {
                 let h = check2(
                     name,
@@ -2627,10 +2960,15 @@ mod more_methods {
             let g32 = Gain { c: p[0] as f32 };
             let x32: Vec<f32> = p[1..].iter().map(|&v| v as f32).collect();
             let (_, (gc, _), h32) = g32.apply_into_hessian(&x32, &mut [0.0f32; 3]);
-            assert_close(gc.c as f64, {
-                let (_, (g, _)) = Gain { c: p[0] }.apply_into_grad(&p[1..], &mut [0.0; 3]);
-                g.c
-            }, 1e-4, "f32 gradient");
+            assert_close(
+                gc.c as f64,
+                {
+                    let (_, (g, _)) = Gain { c: p[0] }.apply_into_grad(&p[1..], &mut [0.0; 3]);
+                    g.c
+                },
+                1e-4,
+                "f32 gradient",
+            );
             assert_close(h32[0][0] as f64, 2.0 * s, 1e-4, "f32 hessian");
             // jvp of the outputs against vjp.
             let mut dout = [f64::NAN; 3];
@@ -2661,13 +2999,21 @@ mod more_methods {
     #[test]
     fn f32_struct_at_order_2() {
         for p in points(3974, 4, 6, -1.0, 1.0) {
-            let b = Bias32 { a: p[0] as f32, v: [p[1] as f32, p[2] as f32] };
+            let b = Bias32 {
+                a: p[0] as f32,
+                v: [p[1] as f32, p[2] as f32],
+            };
             let x = p[3] as f32;
             let (value, g, h) = b.response_hessian(x);
             assert_eq!(value, b.response(x));
             let (a, v0, v1, x) = (b.a as f64, b.v[0] as f64, b.v[1] as f64, x as f64);
             let e = (v1 * x).exp();
-            assert_all_close(&g.to_flat(), &[v0 * x, a * x, x * e], 1e-5, "f32 gradient by hand");
+            assert_all_close(
+                &g.to_flat(),
+                &[v0 * x, a * x, x * e],
+                1e-5,
+                "f32 gradient by hand",
+            );
             let by_hand = [[0.0, x, 0.0], [x, 0.0, 0.0], [0.0, 0.0, x * x * e]];
             for i in 0..3 {
                 let row: Vec<f64> = h[i].iter().map(|&v| v as f64).collect();
@@ -2757,7 +3103,11 @@ mod more_free {
                 let mut d = [f64::NAN; 3];
                 wave_into_jvp(&x, &mut [0.0; 3], t, &mut d);
                 for i in 0..3 {
-                    let e = if i == k { 2.0 * x[i] * (x[i] * x[i]).cos() } else { 0.0 };
+                    let e = if i == k {
+                        2.0 * x[i] * (x[i] * x[i]).cos()
+                    } else {
+                        0.0
+                    };
                     assert_close(d[i], e, 1e-12, "wave_into output tangent");
                 }
             }
@@ -2806,7 +3156,12 @@ mod more_free {
                     _ => 0.0,
                 };
                 assert_close(d2, by_hand, 1e-12, "piecewise_pair by hand");
-                assert_close(d2, fd1(|x| piecewise_pair_grad(x, k).1, x), 1e-6, "piecewise_pair vs differences");
+                assert_close(
+                    d2,
+                    fd1(|x| piecewise_pair_grad(x, k).1, x),
+                    1e-6,
+                    "piecewise_pair vs differences",
+                );
             }
             let (c, d) = (p[2], 0.7);
             let h = check2(
@@ -2823,7 +3178,12 @@ mod more_free {
                 },
             );
             let (a, b) = (p[0], p[1]);
-            assert_close(h[1][1], 2.0 * d - a * a * (a * b).sin(), 1e-12, "bilinear d2/db2");
+            assert_close(
+                h[1][1],
+                2.0 * d - a * a * (a * b).sin(),
+                1e-12,
+                "bilinear d2/db2",
+            );
             let mut ga = (f64::NAN, f64::NAN);
             let v = bilinear_pairs_grad_into((a, b), (c, d), &mut ga);
             assert_eq!((v, ga), bilinear_pairs_grad((a, b), (c, d)));
@@ -2909,7 +3269,10 @@ mod edges {
             return v;
         }
         let w = rot(v, t, n - 1);
-        [t.cos() * w[0] - t.sin() * w[1], t.sin() * w[0] + t.cos() * w[1]]
+        [
+            t.cos() * w[0] - t.sin() * w[1],
+            t.sin() * w[0] + t.cos() * w[1],
+        ]
     }
     #[differentiable(order = 2)]
     pub fn rot_energy(v: [f64; 2], t: f64) -> f64 {
@@ -2987,7 +3350,9 @@ mod edges {
 
     #[test]
     fn constant_self_and_generic_callee_at_order_3() {
-        let poly = Poly { c: vec![0.5, -1.0, 2.0, 0.25] };
+        let poly = Poly {
+            c: vec![0.5, -1.0, 2.0, 0.25],
+        };
         for p in points(3982, 1, 10, -2.0, 2.0) {
             let x = p[0];
             let d = poly.eval_derivatives(x);
@@ -3033,7 +3398,12 @@ mod edges {
                 }
             }
             let (_, g) = scaled_vjp(&x, 0.7, vec![1.0, 2.0, 3.0]);
-            assert_all_close(&g, &[1.4 * x[0], 2.8 * x[1], 4.2 * x[2]], 1e-12, "scaled vjp");
+            assert_all_close(
+                &g,
+                &[1.4 * x[0], 2.8 * x[1], 4.2 * x[2]],
+                1e-12,
+                "scaled vjp",
+            );
         }
     }
 
@@ -3059,7 +3429,10 @@ mod edges {
             let a = 3.0 * p[2];
             assert_all_close(
                 &w,
-                &[a.cos() * p[0] - a.sin() * p[1], a.sin() * p[0] + a.cos() * p[1]],
+                &[
+                    a.cos() * p[0] - a.sin() * p[1],
+                    a.sin() * p[0] + a.cos() * p[1],
+                ],
                 1e-12,
                 "rot by 3t",
             );
@@ -3115,12 +3488,27 @@ mod edges {
             let (v, g, h) = one.pw_hessian(x);
             assert_eq!(v, one.pw(x));
             assert_close(v, (p[0] * x).powi(4) + p[0].exp(), 1e-12, "pw value");
-            assert_close(g.k, 4.0 * p[0].powi(3) * x.powi(4) + p[0].exp(), 1e-12, "pw first");
-            assert_close(h[0][0], 12.0 * p[0].powi(2) * x.powi(4) + p[0].exp(), 1e-12, "pw second");
+            assert_close(
+                g.k,
+                4.0 * p[0].powi(3) * x.powi(4) + p[0].exp(),
+                1e-12,
+                "pw first",
+            );
+            assert_close(
+                h[0][0],
+                12.0 * p[0].powi(2) * x.powi(4) + p[0].exp(),
+                1e-12,
+                "pw second",
+            );
             // The third derivative by differences of the Hessian (a struct is no scalar: no
             // `_derivatives`).
             let third = fd1(|k| One { k, n: 4 }.pw_hessian(x).2[0][0], p[0]);
-            assert_close(third, 24.0 * p[0] * x.powi(4) + p[0].exp(), 1e-6, "pw third");
+            assert_close(
+                third,
+                24.0 * p[0] * x.powi(4) + p[0].exp(),
+                1e-6,
+                "pw third",
+            );
         }
     }
 }
@@ -3267,7 +3655,12 @@ mod integer_fields {
                     _ => 1.0 + x * x / 16.0 + 11.0 * x.powi(4) / 3072.0,
                 };
                 let value = 2.0 * std::f64::consts::PI * (g / 9.81).sqrt() * series;
-                assert_close(Swing { l: g, terms }.period(x), value, 1e-12, "period value");
+                assert_close(
+                    Swing { l: g, terms }.period(x),
+                    value,
+                    1e-12,
+                    "period value",
+                );
             }
         }
     }

@@ -208,7 +208,15 @@ pub(crate) fn analyze(
             ..
         } = stmt
         {
-            let integer = |o: &Operand| matches!(o, Operand::Const { kind: Kind::Int, .. });
+            let integer = |o: &Operand| {
+                matches!(
+                    o,
+                    Operand::Const {
+                        kind: Kind::Int,
+                        ..
+                    }
+                )
+            };
             if crate::ir::is_comparison(op) {
                 for (field, other) in [(a, b), (b, a)] {
                     if let (Some(var), true) = (field.var(), integer(other)) {
