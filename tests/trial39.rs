@@ -480,6 +480,17 @@ mod outputs {
             let lhs = 0.3 * de + dot(&d_v, &dv);
             let rhs = dot(&flat((a, bb, c)), &t);
             assert_close(lhs, rhs, 1e-12, "heavy_ball <d, J t> = <Jᵀ d, t>");
+            // _hvp of the energy against the Hessian.
+            let (mut v, g, b) = split(&p);
+            let (_, gr, hv) =
+                heavy_ball_hvp(&mut v, &g, b, (t[..3].to_vec(), t[3..6].to_vec(), t[6]));
+            check_hvp(
+                "heavy_ball",
+                &h,
+                &flat(gr.clone()),
+                &t,
+                (0.0, flat(gr), flat(hv)),
+            );
         }
     }
 
@@ -3662,6 +3673,106 @@ mod integer_fields {
                     "period value",
                 );
             }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A method whose output parameter is read before it is written, with `self` active, at `order = 2`
+// (also `_grad_into`), and a generic function's `_grad` run on dual numbers against its `_hessian`.
+
+mod state_and_duals {
+    use super::*;
+    use autodiff::{differentiable, Differentiable, Dual, Float};
+
+    /// Exponential decay towards a forcing, parameters in a struct.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Decay {
+        pub rate: f64,
+        pub w: [f64; 2],
+    }
+
+    impl Decay {
+        /// One step of the state, read and overwritten in place; the product of its components.
+        #[differentiable(wrt(self, state), order = 2)]
+        pub fn step(&self, state: &mut [f64], dt: f64) -> f64 {
+            for i in 0..2 {
+                state[i] = state[i] * (-self.rate * dt).exp() + self.w[i] * dt;
+            }
+            state[0] * state[1]
+        }
+    }
+
+    #[test]
+    fn a_method_stepping_its_state_in_place() {
+        let dt = 0.4;
+        let split = |p: &[f64]| {
+            (
+                Decay {
+                    rate: p[0],
+                    w: [p[1], p[2]],
+                },
+                [p[3], p[4]],
+            )
+        };
+        let flat = |(d, s): (Decay, Vec<f64>)| [d.to_flat(), s].concat();
+        for p in points(3995, 5, 10, -1.0, 1.0) {
+            check2(
+                "step",
+                &p,
+                |p| {
+                    let (d, mut s) = split(p);
+                    d.step(&mut s, dt)
+                },
+                |p| {
+                    let (d, mut s) = split(p);
+                    let (v, g) = d.step_grad(&mut s, dt);
+                    (v, flat(g))
+                },
+                |p| {
+                    let (d, mut s) = split(p);
+                    let (v, g, h) = d.step_hessian(&mut s, dt);
+                    let (_, mut once) = split(p);
+                    d.step(&mut once, dt);
+                    assert_eq!(s, once, "the state stepped once");
+                    (v, flat(g), h)
+                },
+            );
+            let (d, mut s) = split(&p);
+            let mut gd = Decay {
+                rate: f64::NAN,
+                w: [f64::NAN; 2],
+            };
+            let mut gs = [f64::NAN; 2];
+            let v = d.step_grad_into(&mut s, dt, (&mut gd, &mut gs));
+            let (d, mut s) = split(&p);
+            let (v2, g) = d.step_grad(&mut s, dt);
+            assert_eq!((v, flat((gd, gs.to_vec()))), (v2, flat(g)), "grad_into");
+        }
+    }
+
+    /// A generic energy.
+    #[differentiable(order = 2)]
+    pub fn wiggle<T: Float>(x: &[T], k: T) -> T {
+        let mut s = T::zero();
+        for i in 0..x.len() {
+            s = s + k * x[i].powi(2) * x[i].cos();
+        }
+        s
+    }
+
+    #[test]
+    fn a_generic_gradient_on_dual_numbers_is_the_hessian_product() {
+        for p in points(3996, 7, 10, -1.5, 1.5) {
+            let (x, v, k) = (&p[..3], &p[3..6], p[6]);
+            let duals: Vec<Dual<f64>> = x.iter().zip(v).map(|(&a, &b)| Dual::new(a, b)).collect();
+            let (_, (g, _)) = wiggle_grad(&duals, Dual::new(k, 0.0));
+            let (_, gx, h) = wiggle_hessian(x, k);
+            let hv: Vec<f64> = times(&h, &[v.to_vec(), vec![0.0]].concat());
+            let re: Vec<f64> = g.iter().map(|d| d.re).collect();
+            let eps: Vec<f64> = g.iter().map(|d| d.eps).collect();
+            assert_all_close(&re, &gx.0, 1e-14, "dual gradient's values");
+            assert_all_close(&eps, &hv[..3], 1e-12, "dual gradient's tangents");
         }
     }
 }
