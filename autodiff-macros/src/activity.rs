@@ -196,6 +196,42 @@ pub(crate) fn analyze(
             }
         }
     }
+    // Likewise one the body uses as an integer (`for _ in 0..p.n`, `x[p.k]`, `let n: usize = p.n;`,
+    // `integer_uses`): no float (rustc would reject a float there), a constant, so that a call it is also
+    // passed to (`helper(x, p.n)`) does not ask the callee for a derivative in it (rustc's E0308 at the
+    // callee's gradient tuple before, whose `usize` parameter has none).
+    // Also compared with an integer literal (`if p.terms > 2`), which no float is.
+    let mut integers = integer_uses(f);
+    for stmt in f.all_stmts() {
+        if let Stmt::Let {
+            value: Value::Binary(op, a, b),
+            ..
+        } = stmt
+        {
+            let integer = |o: &Operand| {
+                matches!(
+                    o,
+                    Operand::Const {
+                        kind: Kind::Int,
+                        ..
+                    }
+                )
+            };
+            if crate::ir::is_comparison(op) {
+                for (field, other) in [(a, b), (b, a)] {
+                    if let (Some(var), true) = (field.var(), integer(other)) {
+                        integers.insert(var);
+                    }
+                }
+            }
+        }
+    }
+    for (var, param) in f.params.iter().zip(&sig.params) {
+        if param.field && param.array.is_none() && integers.contains(var) {
+            activity.kinds[var.0 as usize] = Kind::Int;
+            activity.active[var.0 as usize] = false;
+        }
+    }
     let fields = f
         .all_stmts()
         .into_iter()

@@ -772,6 +772,16 @@ impl Lowering<'_> {
                     {
                         self.vars[v.0 as usize].declared = Some(ty.clone());
                     }
+                    // A parameter named again under an integer type (`let n: usize = p.n;` of a field
+                    // of a parameter struct, whose type the syntax does not give): its type, so that it is
+                    // an integer, a constant (`activity::integer_uses`).
+                    Some(Operand::Var(v))
+                        if self.vars[v.0 as usize].declared.is_none()
+                            && self.param_vars.contains(&v)
+                            && matches!(declared, Kind::Int) =>
+                    {
+                        self.vars[v.0 as usize].declared = Some(ty.clone());
+                    }
                     // A matrix is held flat: `Vec<Vec<T>>` declares a `Vec<T>`.
                     Some(Operand::Array(a))
                         if a.0 as usize >= made.1 && self.matrices.contains_key(&a) =>

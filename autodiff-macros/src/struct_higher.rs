@@ -256,7 +256,11 @@ pub(crate) fn float_fields(s: &StructFunction) -> Vec<bool> {
             let index = s.flat.inner.params.iter().position(|p| p.ident == *f.ident);
             index
                 .and_then(|i| s.lowered.params.get(i))
-                .is_some_and(|var| !read_as_integer(s.lowered, s.activity, *var, true))
+                .is_some_and(|var| {
+                    // (`let n: usize = p.n;` reads it through no statement: its kind says so.)
+                    !read_as_integer(s.lowered, s.activity, *var, true)
+                        && !matches!(s.activity.var_kind(*var), Kind::Int)
+                })
         })
         .collect()
 }
