@@ -564,9 +564,17 @@ pub(crate) fn pairs_stand_ins(item: &syn::ItemFn, sig: &crate::signature::Signat
         _ => Ident::new("f64", Span::call_site()),
     };
     let name = crate::naming::pairs_function(&item.sig.ident);
-    let why = "its hidden function of pairs, which an `order = K` caller passing it a field on whole calls, \
-               cannot be made (it has none where it returns neither a float nor `()` with output parameters, \
-               or where its own hidden function over its parameter structs cannot be made)";
+    let why = match sig.params.iter().any(|p| matches!(p.kind, Kind::Struct(_))) {
+        true => {
+            "it has no hidden function over its parameter structs' values (see the error of an `order = K` \
+             caller passing it a struct on whole, or give it `order = 2` to learn why)"
+        }
+        false => {
+            "one is made for a function of slices, `Vec`s and arrays of floats taken by reference, matrices \
+             (`&[Vec<f64>]`) and other values, returning a float, or `()` with its results in output \
+             parameters: write it so, or read the field by its elements where it is passed on"
+        }
+    };
     named_stand_ins(item, sig, &float, &item.vis, &name, true, why)
 }
 
