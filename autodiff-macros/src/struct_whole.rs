@@ -581,7 +581,7 @@ pub(crate) fn pairs_stand_ins(item: &syn::ItemFn, sig: &crate::signature::Signat
 /// Does the expansion of the free function `item` promise `__item_pairs` (real or `pairs_stand_ins`), which
 /// a caller in the same module that passes it a field on whole calls (`first_order`): a function without
 /// type parameters, receiver, `async` or `unsafe`, not itself hidden (`__`), returning `f64`, `f32` or `()`,
-/// written among a module's items. A caller reads the callee's item from the source and asks this of it.
+/// with a parameter a field could be passed to (`could_take_a_field`), written among a module's items. A caller reads the callee's item from the source and asks this of it.
 pub(crate) fn promises_pairs(item: &syn::ItemFn) -> bool {
     let sig = &item.sig;
     let returns = match &sig.output {
@@ -605,7 +605,32 @@ pub(crate) fn promises_pairs(item: &syn::ItemFn) -> bool {
             .inputs
             .iter()
             .all(|a| matches!(a, syn::FnArg::Typed(t) if matches!(&*t.pat, syn::Pat::Ident(_))))
+        && sig.inputs.iter().any(|a| match a {
+            syn::FnArg::Typed(t) => could_take_a_field(&t.ty),
+            syn::FnArg::Receiver(_) => false,
+        })
         && returns
+}
+
+/// Could a field passed on whole (`&p.w`, `&p.inner`) be an argument of a parameter of type `ty`: a shared
+/// reference to a slice, an array or a named type other than a float, an integer or `bool`?
+fn could_take_a_field(ty: &syn::Type) -> bool {
+    const SCALARS: &[&str] = &[
+        "f64", "f32", "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128",
+        "bool", "str",
+    ];
+    match ty {
+        syn::Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
+            syn::Type::Slice(_) | syn::Type::Array(_) => true,
+            syn::Type::Path(p) => {
+                p.qself.is_none()
+                    && !p.path.get_ident().is_some_and(|i| SCALARS.contains(&i.to_string().as_str()))
+            }
+            _ => false,
+        },
+        syn::Type::Paren(p) => could_take_a_field(&p.elem),
+        _ => false,
+    }
 }
 
 /// Stand-ins named `name` of the signatures `item`'s hidden function `__f_whole` (or, with `pairs`, its
