@@ -104,7 +104,12 @@ fn an_mlp_passing_vec_fields_to_a_helper_with_an_output() {
         let by_hand = |v: &[f64]| mlp_loss_by_hand(v, &xs, &ys);
         let grad = |v: &[f64]| mlp_loss_grad(&net(v), &xs, &ys).1.to_flat();
         let (value, g) = mlp_loss_grad(&m, &xs, &ys);
-        assert_all_close(&[value, mlp_loss(&m, &xs, &ys)], &[by_hand(&point); 2], 1e-12, "value");
+        assert_all_close(
+            &[value, mlp_loss(&m, &xs, &ys)],
+            &[by_hand(&point); 2],
+            1e-12,
+            "value",
+        );
         assert_fd_gradient(by_hand, &point, &g.to_flat(), "mlp_loss");
         let (value, g2, h) = mlp_loss_hessian(&m, &xs, &ys);
         assert_all_close(&[value], &[by_hand(&point)], 1e-12, "hessian's value");
@@ -210,7 +215,12 @@ fn a_nested_struct_field_passed_on_whole_to_a_layer() {
         let by_hand = |v: &[f64]| model_loss_by_hand(v, &xs, &ys);
         let grad = |v: &[f64]| model_loss_grad(&model(v), &xs, &ys).1.to_flat();
         let (value, g) = model_loss_grad(&m, &xs, &ys);
-        assert_all_close(&[value, model_loss(&m, &xs, &ys)], &[by_hand(&point); 2], 1e-12, "value");
+        assert_all_close(
+            &[value, model_loss(&m, &xs, &ys)],
+            &[by_hand(&point); 2],
+            1e-12,
+            "value",
+        );
         assert_fd_gradient(by_hand, &point, &g.to_flat(), "model_loss");
         let (value, g2, h) = model_loss_hessian(&m, &xs, &ys);
         assert_all_close(&[value], &[by_hand(&point)], 1e-12, "hessian's value");
@@ -281,7 +291,12 @@ fn a_field_passed_on_whole_to_a_slice_helper_from_a_function_with_an_output() {
             1e-12,
             "value",
         );
-        assert_fd_gradient(through_field_into_by_hand, &point, &flat_grad(&point), "through_field_into");
+        assert_fd_gradient(
+            through_field_into_by_hand,
+            &point,
+            &flat_grad(&point),
+            "through_field_into",
+        );
         let (_, _, h) = through_field_into_hessian(&pair(&point), point[4]);
         assert_hessian_fd(&h, flat_grad, &point, 1e-6, "through_field_into Hessian");
         let d = inputs.vec(5);

@@ -572,8 +572,7 @@ fn try_expand(
                     true => crate::struct_whole::pairs::plain(&item, &sig),
                     false => TokenStream::new(),
                 };
-            let mut expansion =
-                quote!(#primal #grad #grad_into #vjp #jvp #jacobian #companion #by_name #copy #higher #pairs);
+            let mut expansion = quote!(#primal #grad #grad_into #vjp #jvp #jacobian #companion #by_name #copy #higher #pairs);
             // Every free function that a caller in its module may pass a field on whole to has `__f_pairs`,
             // real or a stand-in never run (`struct_whole::first_order`, which reads the callee from the
             // source and asks `promises_pairs` of it), so that such a caller's first order builds whatever

@@ -338,7 +338,9 @@ fn fields_reach_pairs(s: &StructFunction) -> bool {
             match expr {
                 Expr::Call(call) => {
                     let callee = match &*call.func {
-                        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(Ident::to_string),
+                        Expr::Path(p) if p.qself.is_none() => {
+                            p.path.get_ident().map(Ident::to_string)
+                        }
                         _ => None,
                     };
                     self.visit_expr(&call.func);
@@ -354,7 +356,10 @@ fn fields_reach_pairs(s: &StructFunction) -> bool {
                     }
                 }
                 Expr::Path(p) => {
-                    if p.path.get_ident().is_some_and(|i| self.fields.contains(&i.to_string())) {
+                    if p.path
+                        .get_ident()
+                        .is_some_and(|i| self.fields.contains(&i.to_string()))
+                    {
                         self.other = true;
                     }
                 }
@@ -546,7 +551,10 @@ fn companion_types(
 /// copy.
 fn stand_ins_without_copy(s: &StructFunction, why: &str) -> TokenStream {
     let view = ViewFloat::of(s);
-    let (vis, name) = (&s.item.vis, crate::naming::whole_function(&s.item.sig.ident));
+    let (vis, name) = (
+        &s.item.vis,
+        crate::naming::whole_function(&s.item.sig.ident),
+    );
     named_stand_ins(s.item, s.sig, &view.float, vis, &name, false, why)
 }
 
@@ -558,7 +566,10 @@ fn stand_ins_without_copy(s: &StructFunction, why: &str) -> TokenStream {
 /// on whole to `g`, `WholeCalls`) for a free function `item` that `promises_pairs` but whose expansion made
 /// no real one: each argument a pair (a struct's primal and values view, any other value's `()` and the
 /// value), never run; an `order = K` caller that reaches it meets the one error at its call, `why`.
-pub(crate) fn pairs_stand_ins(item: &syn::ItemFn, sig: &crate::signature::Signature) -> TokenStream {
+pub(crate) fn pairs_stand_ins(
+    item: &syn::ItemFn,
+    sig: &crate::signature::Signature,
+) -> TokenStream {
     let float = match &sig.ret_ty {
         syn::Type::Path(p) if p.path.is_ident("f32") => Ident::new("f32", Span::call_site()),
         _ => Ident::new("f64", Span::call_site()),
@@ -616,15 +627,18 @@ pub(crate) fn promises_pairs(item: &syn::ItemFn) -> bool {
 /// reference to a slice, an array or a named type other than a float, an integer or `bool`?
 fn could_take_a_field(ty: &syn::Type) -> bool {
     const SCALARS: &[&str] = &[
-        "f64", "f32", "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128",
-        "bool", "str",
+        "f64", "f32", "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32",
+        "i64", "i128", "bool", "str",
     ];
     match ty {
         syn::Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
             syn::Type::Slice(_) | syn::Type::Array(_) => true,
             syn::Type::Path(p) => {
                 p.qself.is_none()
-                    && !p.path.get_ident().is_some_and(|i| SCALARS.contains(&i.to_string().as_str()))
+                    && !p
+                        .path
+                        .get_ident()
+                        .is_some_and(|i| SCALARS.contains(&i.to_string().as_str()))
             }
             _ => false,
         },
