@@ -1296,9 +1296,19 @@ pub(crate) mod pairs {
             && item.sig.unsafety.is_none()
             // Its results its return value (a float) or its output parameters (`()`), which a caller's
             // `__f_whole` passes as the pair `()` and the buffer (`dense(&m.w1, &m.b1, x, &mut h)`).
+            // (With outputs, only where every parameter is differentiated, an output or a scalar, and every
+            // array a slice: a fixed-size array beside them, `d_u: &mut [f64; N * N]`, broke the pair's
+            // generic copy, rustc's E0283 on `From<[__S; 36]>`, and so did `wrt(x)` beside data
+            // `edges: &[(usize, usize)]`, on `From<Vec<__S>>`.)
             && match sig.outputs().next() {
                 None => matches!(sig.ret_kind, Kind::Float(_)),
-                Some(_) => sig.returns_unit(),
+                Some(_) => {
+                    sig.returns_unit()
+                        && sig.params.iter().all(|p| match p.array {
+                            Some(a) => !a.fixed && !a.matrix && (p.active || p.output),
+                            None => !matches!(p.kind, Kind::Tuple(_) | Kind::Array),
+                        })
+                }
             }
             && sig.params.len() == item.sig.inputs.len()
             && sig.params.iter().any(takes_floats)
