@@ -361,6 +361,9 @@ fn counted(p: &Weighed, x: f64) -> f64 {
     n as f64 * x * p.t
 }
 
+/// The `_grad` of a function of a `Weighed` and a float.
+type WeighedGrad = dyn Fn(&Weighed, f64) -> (f64, (Weighed, f64));
+
 #[test]
 fn first_orders_beside_callees_without_a_real_pairs_function() {
     let mut inputs = Inputs(3904);
@@ -370,15 +373,28 @@ fn first_orders_beside_callees_without_a_real_pairs_function() {
             w: v[0..2].to_vec(),
             t: v[2],
         };
-        let flat = |f: &dyn Fn(&Weighed, f64) -> (f64, (Weighed, f64)), v: &[f64]| {
+        let flat = |f: &WeighedGrad, v: &[f64]| {
             let (_, (gp, gx)) = f(&weighed_struct(v), v[3]);
             let mut g = gp.to_flat();
             g.push(gx);
             g
         };
+        let value = |f: fn(&Weighed, f64) -> f64, v: &[f64]| f(&weighed_struct(v), v[3]);
         let by_hand = |v: &[f64]| (v[0] + v[1]) * v[3] + v[0] * v[1] * v[2];
+        assert_all_close(
+            &[value(weighed, &point)],
+            &[by_hand(&point)],
+            1e-12,
+            "weighed",
+        );
         assert_fd_gradient(by_hand, &point, &flat(&weighed_grad, &point), "weighed");
         let by_hand = |v: &[f64]| (v[0] * v[0] + v[1] * v[1]) * v[3] + v[2];
+        assert_all_close(
+            &[value(imported, &point)],
+            &[by_hand(&point)],
+            1e-12,
+            "imported",
+        );
         assert_fd_gradient(by_hand, &point, &flat(&imported_grad, &point), "imported");
         // Away from the count's steps (`w` at zero), where central differences see a constant count.
         if point[0].abs() > 1e-3 && point[1].abs() > 1e-3 {
@@ -386,6 +402,12 @@ fn first_orders_beside_callees_without_a_real_pairs_function() {
                 let n = v[0..2].iter().filter(|w| **w > 0.0).count() as f64;
                 n * v[3] * v[2]
             };
+            assert_all_close(
+                &[value(counted, &point)],
+                &[by_hand(&point)],
+                1e-12,
+                "counted",
+            );
             assert_fd_gradient(by_hand, &point, &flat(&counted_grad, &point), "counted");
         }
     }
