@@ -867,6 +867,15 @@ fn fallback_copy(f: &FallbackCopy) -> TokenStream {
         }
     });
     let message = match crate::naming::whole_function_of(name) {
+        // (`struct_whole::pairs_stand_ins`.)
+        None if crate::naming::pairs_function_of(name).is_some() => {
+            let base = crate::naming::pairs_function_of(name).unwrap_or_default();
+            format!(
+                "`{base}` has no generic copy of its hidden function of pairs, which an `order = K` function \
+                 needs where it passes a field of a parameter struct on whole to `{base}` (`{base}(&p.w, ..)`, \
+                 directly or through other functions): {why}"
+            )
+        }
         Some(base) => format!(
             "`{base}` has no generic copy over its parameter structs, which an `order = K` function passing \
              it a struct on whole (directly or through other functions) needs: {why}. Give `{base}` \

@@ -572,15 +572,40 @@ fn try_expand(
                     true => crate::struct_whole::pairs::plain(&item, &sig),
                     false => TokenStream::new(),
                 };
-            Ok(
-                quote!(#primal #grad #grad_into #vjp #jvp #jacobian #companion #by_name #copy #higher #pairs),
-            )
+            let mut expansion = quote!(#primal #grad #grad_into #vjp #jvp #jacobian #companion #by_name #copy #higher #pairs);
+            // Every free function that a caller in its module may pass a field on whole to has `__f_pairs`,
+            // real or a stand-in never run (`struct_whole::first_order`, which reads the callee from the
+            // source and asks `promises_pairs` of it), so that such a caller's first order builds whatever
+            // it calls.
+            let own = !args.copy && !args.lift_fields && !args.struct_whole;
+            if own
+                && crate::struct_whole::promises_pairs(&item)
+                && crate::context::written_in_module(&item.sig.ident)
+                && !is_method(&item)
+                && !defines_fn(&expansion, &crate::naming::pairs_function(&item.sig.ident))
+            {
+                expansion.extend(crate::struct_whole::pairs_stand_ins(&item, &sig));
+            }
+            Ok(expansion)
         }
         (result, sig, _) => Err(Failed {
             errors: result.err().unwrap_or_default(),
             sig: sig.filter(|_| shapes_known).map(Box::new),
         }),
     }
+}
+
+/// Does `tokens` define `fn name` at its top level?
+fn defines_fn(tokens: &TokenStream, name: &Ident) -> bool {
+    let mut after_fn = false;
+    for token in tokens.clone() {
+        match token {
+            proc_macro2::TokenTree::Ident(ident) if after_fn && ident == *name => return true,
+            proc_macro2::TokenTree::Ident(ident) => after_fn = ident == "fn",
+            _ => after_fn = false,
+        }
+    }
+    false
 }
 
 /// The flattened body of `item` as written, a float output's `*e` kept (`flat`'s has `e[0]`): the hidden

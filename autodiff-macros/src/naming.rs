@@ -248,6 +248,16 @@ pub(crate) fn pairs_function(name: &Ident) -> Ident {
     quote::format_ident!("__{}_pairs", unraw(name), span = name.span())
 }
 
+/// The function whose hidden function of pairs is `name` (`g` for `__g_pairs`), if `name` is one: what an
+/// error about it names.
+pub(crate) fn pairs_function_of(name: &Ident) -> Option<String> {
+    unraw(name)
+        .strip_prefix("__")?
+        .strip_suffix("_pairs")
+        .filter(|base| !base.is_empty())
+        .map(str::to_string)
+}
+
 /// The function whose hidden function over its structs' values views is `name` (`f` for `__f_whole`), if
 /// `name` is one: what an error about it names.
 pub(crate) fn whole_function_of(name: &Ident) -> Option<String> {

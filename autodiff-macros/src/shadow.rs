@@ -720,13 +720,14 @@ fn why_no_copy_with(
             // failing branch of an assertion (`assertion_failed("..")`, `asserts.rs`), of a string; and the
             // lengths that the loops of `fill` and `copy_from_slice` check (`copy_len`, `window_len`,
             // `slice_writes.rs`), integers; and the permutation of a sort (`stable_order_partial(&v, ..)`,
-            // `sorts.rs`), integers of any `PartialOrd` values, dual numbers too.
+            // `sorts.rs`), integers of any `PartialOrd` values, dual numbers too; and the struct (or
+            // `()`) that stands for a field passed on whole (`whole_primal`), a constant of its own type.
             let field_lookup = matches!(&*call.func, syn::Expr::Path(p) if p.qself.is_none()
             && p.path.leading_colon.is_some()
             && p.path.segments.len() == 3
             && p.path.segments[0].ident == "autodiff"
             && p.path.segments[1].ident == "__private"
-            && ["field_", "matrix_", "assertion_failed", "copy_len", "window_len", "stable_order_"].iter().any(|prefix| {
+            && ["field_", "whole_primal", "matrix_", "assertion_failed", "copy_len", "window_len", "stable_order_"].iter().any(|prefix| {
                 p.path.segments[2].ident.to_string().starts_with(prefix)
             }));
             let receive = matches!(&*call.func, syn::Expr::Path(p)

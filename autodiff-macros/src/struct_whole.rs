@@ -277,14 +277,15 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
     if !(serves(s) || outputs_only || returns_array || returns_tuple) {
         return stand_ins_without_copy(s, NoCopy::Returns.reason());
     }
-    // A field passed on whole (`g(&p.w)`) may be a nested struct, which the hidden function would pass
-    // on to the callee's `__g_whole` with its part of the view, or a `Vec`, an array or a matrix, for which
-    // no callee has one (`layer(&self.w, x)`: rustc's missing `__layer_whole`, which broke the function's
-    // first order). The syntax cannot tell them apart: no hidden function, but stand-ins without a
-    // generic copy, so that an `order = K` caller meets one error at its call (give this function
-    // `order = K`, whose hidden function is made where it is asked for).
+    // A field passed on whole (`g(&p.w)`) may be a nested struct or a `Vec`, an array or a matrix, which
+    // the syntax does not tell apart: the hidden function passes it as a pair to the callee's `__g_pairs`
+    // (`WholeCalls`). Only where each such callee surely has one, a function of its module that the source
+    // shows with `#[differentiable]` and whose expansion promises one, real or a stand-in
+    // (`promises_pairs`); else (a callee imported, custom, registered, a plain helper, or a field used
+    // otherwise) rustc's missing `__g_pairs` would break this function's first order: no hidden function,
+    // but stand-ins without a generic copy, so that an `order = K` caller meets one error at its call.
     // (A matrix field, `p.w[i][j]`, is read from the view by its rows' places: `MatrixFields`.)
-    if s.flat.field_inputs().any(|f| f.whole) {
+    if s.flat.field_inputs().any(|f| f.whole) && !fields_reach_pairs(s) {
         return stand_ins_without_copy(s, NoCopy::WholeField.reason());
     }
     let floats = crate::struct_higher::float_fields(s);
@@ -310,6 +311,101 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
         Ok(whole) => whole,
         Err(e) => stand_ins_without_copy(s, &e.to_string()),
     }
+}
+
+// Input:  fn predict(m: &Net, x: &[f64]) -> f64 { dense(&m.w1, &m.b1, x, &mut h); slice_dot(&m.w2, &h) }
+// Output: true, where the source shows `#[differentiable] fn dense(..)` and `fn slice_dot(..)` beside
+//         `predict`, each promising `__g_pairs` (`promises_pairs`)
+/// Does every field of `s` passed on whole reach only calls whose callees surely have `__g_pairs`: is each
+/// use of it an argument (`w`, `&w`) of a call by a bare name (not one the body binds) of a function that
+/// the source shows with `#[differentiable]` among the items of `s`'s module, and that `promises_pairs`?
+fn fields_reach_pairs(s: &StructFunction) -> bool {
+    use syn::visit::Visit;
+    let fields: Vec<String> = s
+        .flat
+        .field_inputs()
+        .filter(|f| f.whole)
+        .map(|f| f.ident.to_string())
+        .collect();
+    struct Uses<'a> {
+        fields: &'a [String],
+        callees: Vec<String>,
+        other: bool,
+        bound: Vec<String>,
+    }
+    impl<'ast> Visit<'ast> for Uses<'_> {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            match expr {
+                Expr::Call(call) => {
+                    let callee = match &*call.func {
+                        Expr::Path(p) if p.qself.is_none() => {
+                            p.path.get_ident().map(Ident::to_string)
+                        }
+                        _ => None,
+                    };
+                    self.visit_expr(&call.func);
+                    for arg in &call.args {
+                        if self.fields.iter().any(|f| names(arg, f)) {
+                            match &callee {
+                                Some(c) => self.callees.push(c.clone()),
+                                None => self.other = true,
+                            }
+                        } else {
+                            self.visit_expr(arg);
+                        }
+                    }
+                }
+                Expr::Path(p) => {
+                    if p.path
+                        .get_ident()
+                        .is_some_and(|i| self.fields.contains(&i.to_string()))
+                    {
+                        self.other = true;
+                    }
+                }
+                _ => syn::visit::visit_expr(self, expr),
+            }
+        }
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.bound.push(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+        fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+            self.bound.push(f.sig.ident.to_string());
+        }
+        // A macro's tokens (`vec![0.0; w.len()]`) may name a field too: not read here, so not allowed.
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            let named = |tokens: TokenStream| -> bool {
+                fn any(tokens: TokenStream, fields: &[String]) -> bool {
+                    tokens.into_iter().any(|t| match t {
+                        proc_macro2::TokenTree::Ident(i) => fields.contains(&i.to_string()),
+                        proc_macro2::TokenTree::Group(g) => any(g.stream(), fields),
+                        _ => false,
+                    })
+                }
+                any(tokens, self.fields)
+            };
+            if named(m.tokens.clone()) {
+                self.other = true;
+            }
+        }
+    }
+    let mut uses = Uses {
+        fields: &fields,
+        callees: Vec::new(),
+        other: false,
+        bound: Vec::new(),
+    };
+    uses.visit_block(s.written);
+    if uses.other || uses.callees.is_empty() {
+        return false;
+    }
+    let caller = &s.item.sig.ident;
+    uses.callees.iter().all(|callee| {
+        !uses.bound.contains(callee)
+            && crate::context::differentiable_sibling(caller, callee)
+                .is_some_and(|item| promises_pairs(&item))
+    })
 }
 
 // Input:  #[differentiable] fn plain(&self, x: f64) -> f64 { .. }      (`self` constant)
@@ -454,12 +550,118 @@ fn companion_types(
 /// (`companion::stand_ins`), which callers' own hidden functions call, with the fallback of its generic
 /// copy.
 fn stand_ins_without_copy(s: &StructFunction, why: &str) -> TokenStream {
-    let whole = crate::naming::whole_function(&s.item.sig.ident);
-    let slots = crate::expand::companion_slots(s.sig);
     let view = ViewFloat::of(s);
+    let (vis, name) = (
+        &s.item.vis,
+        crate::naming::whole_function(&s.item.sig.ident),
+    );
+    named_stand_ins(s.item, s.sig, &view.float, vis, &name, false, why)
+}
+
+// Input:  #[differentiable] fn scaled(w: &[f64], out: &mut [f64], k: usize) -> [f64; 2] { .. }   (no real
+//         `__scaled_pairs`, `pairs::plain`)
+// Output: fn __scaled_pairs(__pair_unit_0: impl Sized, w: &[f64], ..) { unreachable!() }, its companion type
+//         and the fallback of its generic copy (`companion::stand_ins`)
+/// The stand-ins of `__g_pairs` (what a caller's hidden function `__f_whole` calls where it passes a field
+/// on whole to `g`, `WholeCalls`) for a free function `item` that `promises_pairs` but whose expansion made
+/// no real one: each argument a pair (a struct's primal and values view, any other value's `()` and the
+/// value), never run; an `order = K` caller that reaches it meets the one error at its call, `why`.
+pub(crate) fn pairs_stand_ins(
+    item: &syn::ItemFn,
+    sig: &crate::signature::Signature,
+) -> TokenStream {
+    let float = match &sig.ret_ty {
+        syn::Type::Path(p) if p.path.is_ident("f32") => Ident::new("f32", Span::call_site()),
+        _ => Ident::new("f64", Span::call_site()),
+    };
+    let name = crate::naming::pairs_function(&item.sig.ident);
+    let why = match sig.params.iter().any(|p| matches!(p.kind, Kind::Struct(_))) {
+        true => {
+            "it has no hidden function over its parameter structs' values (see the error of an `order = K` \
+             caller passing it a struct on whole, or give it `order = 2` to learn why)"
+        }
+        false => {
+            "one is made for a function of slices, `Vec`s and arrays of floats taken by reference, matrices \
+             (`&[Vec<f64>]`) and other values, returning a float, or `()` with its results in output \
+             parameters: write it so, or read the field by its elements where it is passed on"
+        }
+    };
+    named_stand_ins(item, sig, &float, &item.vis, &name, true, why)
+}
+
+/// Does the expansion of the free function `item` promise `__item_pairs` (real or `pairs_stand_ins`), which
+/// a caller in the same module that passes it a field on whole calls (`first_order`): a function without
+/// type parameters, receiver, `async` or `unsafe`, not itself hidden (`__`), returning `f64`, `f32` or `()`,
+/// with a parameter a field could be passed to (`could_take_a_field`), written among a module's items. A caller reads the callee's item from the source and asks this of it.
+pub(crate) fn promises_pairs(item: &syn::ItemFn) -> bool {
+    let sig = &item.sig;
+    let returns = match &sig.output {
+        syn::ReturnType::Default => true,
+        syn::ReturnType::Type(_, ty) => {
+            matches!(&**ty, syn::Type::Path(p) if p.qself.is_none()
+                && (p.path.is_ident("f64") || p.path.is_ident("f32")))
+        }
+    };
+    sig.receiver().is_none()
+        && sig.generics.params.is_empty()
+        && sig.generics.where_clause.is_none()
+        && sig.asyncness.is_none()
+        && sig.unsafety.is_none()
+        && sig.constness.is_none()
+        && sig.abi.is_none()
+        && sig.variadic.is_none()
+        && !crate::naming::unraw(&sig.ident).starts_with("__")
+        && !sig.inputs.is_empty()
+        && sig
+            .inputs
+            .iter()
+            .all(|a| matches!(a, syn::FnArg::Typed(t) if matches!(&*t.pat, syn::Pat::Ident(_))))
+        && sig.inputs.iter().any(|a| match a {
+            syn::FnArg::Typed(t) => could_take_a_field(&t.ty),
+            syn::FnArg::Receiver(_) => false,
+        })
+        && returns
+}
+
+/// Could a field passed on whole (`&p.w`, `&p.inner`) be an argument of a parameter of type `ty`: a shared
+/// reference to a slice, an array or a named type other than a float, an integer or `bool`?
+fn could_take_a_field(ty: &syn::Type) -> bool {
+    const SCALARS: &[&str] = &[
+        "f64", "f32", "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32",
+        "i64", "i128", "bool", "str",
+    ];
+    match ty {
+        syn::Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
+            syn::Type::Slice(_) | syn::Type::Array(_) => true,
+            syn::Type::Path(p) => {
+                p.qself.is_none()
+                    && !p
+                        .path
+                        .get_ident()
+                        .is_some_and(|i| SCALARS.contains(&i.to_string().as_str()))
+            }
+            _ => false,
+        },
+        syn::Type::Paren(p) => could_take_a_field(&p.elem),
+        _ => false,
+    }
+}
+
+/// Stand-ins named `name` of the signatures `item`'s hidden function `__f_whole` (or, with `pairs`, its
+/// `__f_pairs`) would have, with the fallback of its generic copy saying `why`.
+fn named_stand_ins(
+    item: &syn::ItemFn,
+    sig: &crate::signature::Signature,
+    view: &Ident,
+    vis: &syn::Visibility,
+    whole: &Ident,
+    pairs: bool,
+    why: &str,
+) -> TokenStream {
+    let slots = crate::expand::companion_slots(sig);
     let (mut params, mut cotangents, mut tangents, mut into) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for (p, slot) in s.sig.params.iter().zip(&slots) {
+    for (i, (p, slot)) in sig.params.iter().zip(&slots).enumerate() {
         if let Kind::Struct(_) = &p.kind {
             // The struct and its values view, as `whole_function` takes them (a caller passes the struct
             // as `&__p_primal` or `__p_primal`).
@@ -474,6 +676,14 @@ fn stand_ins_without_copy(s: &StructFunction, why: &str) -> TokenStream {
             into.push(quote!(::core::option::Option<&mut [#view]>));
             continue;
         }
+        if pairs {
+            // The `()` before any other value (`pairs::plain`).
+            let unit = format_ident!("__pair_unit_{}", i, span = Span::call_site());
+            params.push(quote!(#unit: ()));
+            for list in [&mut cotangents, &mut tangents, &mut into] {
+                list.push(quote!(()));
+            }
+        }
         params.push(crate::signature::declare(&slot.ident, &slot.ty));
         cotangents.push(match (&slot.tangent_ty, slot.active) {
             (Some(t), true) => t.clone(),
@@ -482,8 +692,8 @@ fn stand_ins_without_copy(s: &StructFunction, why: &str) -> TokenStream {
         tangents.push(slot.tangent_ty.clone().unwrap_or_else(|| quote!(())));
         into.push(slot.into.ty());
     }
-    let ret = s.sig.ret_ty.to_token_stream();
-    let (d_ret_ty, vjp_extra, jvp_extra) = match crate::expand::companion_outputs(s.sig) {
+    let ret = sig.ret_ty.to_token_stream();
+    let (d_ret_ty, vjp_extra, jvp_extra) = match crate::expand::companion_outputs(sig) {
         None => (ret.clone(), TokenStream::new(), TokenStream::new()),
         Some(o) => {
             let d: Vec<Ident> = (o.outputs.iter())
@@ -501,9 +711,9 @@ fn stand_ins_without_copy(s: &StructFunction, why: &str) -> TokenStream {
         }
     };
     crate::companion::stand_ins(&crate::companion::FallbackCopy {
-        vis: &s.item.vis,
-        name: &whole,
-        generics: &s.item.sig.generics,
+        vis,
+        name: whole,
+        generics: &item.sig.generics,
         why,
         float: None,
         params: &params,
@@ -514,7 +724,7 @@ fn stand_ins_without_copy(s: &StructFunction, why: &str) -> TokenStream {
         into_types: &into,
         vjp_extra: &vjp_extra,
         jvp_extra: &jvp_extra,
-        method: crate::expand::is_method(s.item),
+        method: crate::expand::is_method(item),
     })
 }
 
@@ -1084,8 +1294,22 @@ pub(crate) mod pairs {
             && !crate::naming::unraw(name).starts_with("__")
             && item.sig.asyncness.is_none()
             && item.sig.unsafety.is_none()
-            && sig.outputs().next().is_none()
-            && matches!(sig.ret_kind, Kind::Float(_))
+            // Its results its return value (a float) or its output parameters (`()`), which a caller's
+            // `__f_whole` passes as the pair `()` and the buffer (`dense(&m.w1, &m.b1, x, &mut h)`).
+            // (With outputs, only where every parameter is differentiated, an output or a scalar, and every
+            // array a slice: a fixed-size array beside them, `d_u: &mut [f64; N * N]`, broke the pair's
+            // generic copy, rustc's E0283 on `From<[__S; 36]>`, and so did `wrt(x)` beside data
+            // `edges: &[(usize, usize)]`, on `From<Vec<__S>>`.)
+            && match sig.outputs().next() {
+                None => matches!(sig.ret_kind, Kind::Float(_)),
+                Some(_) => {
+                    sig.returns_unit()
+                        && sig.params.iter().all(|p| match p.array {
+                            Some(a) => !a.fixed && !a.matrix && (p.active || p.output),
+                            None => !matches!(p.kind, Kind::Tuple(_) | Kind::Array),
+                        })
+                }
+            }
             && sig.params.len() == item.sig.inputs.len()
             && sig.params.iter().any(takes_floats)
             && sig.params.iter().all(|p| match p.kind {

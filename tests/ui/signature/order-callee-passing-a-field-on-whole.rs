@@ -1,8 +1,9 @@
-// A function without `order = K` that passes a field of its parameter struct on whole to a call
-// (`energy(&m.inner, x)`) has no generic copy over its struct: the field may be a nested struct or a
-// `Vec`, an array or a matrix (`layer(&self.w, x)`), which the syntax does not tell apart. An `order = K`
-// caller that passes it the struct gets one error at the call, saying to give the callee `order = 2`
-// (which makes the copy for a nested struct).
+// A method without `order = K` that passes a field of `self` on whole to a call (`energy(&self.inner, x)`)
+// has no generic copy over its struct: the field may be a nested struct or a `Vec`, an array or a matrix
+// (`layer(&self.w, x)`), which the syntax does not tell apart. An `order = K` caller that passes it the
+// struct gets one error at the call. (A free function of its module doing the same, `tempered`, has its
+// hidden function at first order where the source shows each callee with `#[differentiable]` beside it:
+// `outer` compiles, tests/structs39.rs.)
 use autodiff::{differentiable, Differentiable};
 
 #[derive(Clone, Differentiable)]
