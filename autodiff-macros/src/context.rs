@@ -650,6 +650,59 @@ fn skip_quote(text: &str, i: usize) -> usize {
     }
 }
 
+/// The function `callee` as the source shows it among the items of the module (a file's top level or a
+/// `mod { .. }` block) that shows the function whose attribute is being expanded, `caller`, both with an
+/// attribute named `differentiable`: what `struct_whole::first_order` asks whether a callee it passes a
+/// field on whole has `__callee_pairs` of. `None` where the source is not at hand, does not show the
+/// attribute on `fn caller`, or shows either function other than once there.
+pub(crate) fn differentiable_sibling(caller: &Ident, callee: &str) -> Option<syn::ItemFn> {
+    let text = attribute_site(&caller.to_string(), |blocks, _| blocks.text.clone())?;
+    let file = syn::parse_file(&text).ok()?;
+    fn differentiable(item: &syn::ItemFn) -> bool {
+        item.attrs.iter().any(|a| {
+            a.path()
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "differentiable")
+        })
+    }
+    fn named<'a>(items: &'a [syn::Item], name: &str) -> Vec<&'a syn::ItemFn> {
+        items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Fn(f) if f.sig.ident == name => Some(f),
+                _ => None,
+            })
+            .collect()
+    }
+    // The item lists of the file and of its inline modules.
+    fn lists<'a>(items: &'a [syn::Item], out: &mut Vec<&'a [syn::Item]>) {
+        out.push(items);
+        for item in items {
+            if let syn::Item::Mod(m) = item {
+                if let Some((_, inner)) = &m.content {
+                    lists(inner, out);
+                }
+            }
+        }
+    }
+    let mut all = Vec::new();
+    lists(&file.items, &mut all);
+    let caller = caller.to_string();
+    let holding: Vec<&[syn::Item]> = all
+        .into_iter()
+        .filter(|items| !named(items, &caller).is_empty())
+        .collect();
+    let [items] = holding.as_slice() else {
+        return None;
+    };
+    let (callers, callees) = (named(items, &caller), named(items, callee));
+    match (callers.as_slice(), callees.as_slice()) {
+        ([own], [found]) if differentiable(own) && differentiable(found) => Some((*found).clone()),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -842,58 +895,5 @@ mod tests {
         assert_eq!(&text[5..6], "#");
         assert_eq!(offset_of(text, 9, 1), None);
         assert_eq!(offset_of(text, 0, 1), None);
-    }
-}
-
-/// The function `callee` as the source shows it among the items of the module (a file's top level or a
-/// `mod { .. }` block) that shows the function whose attribute is being expanded, `caller`, both with an
-/// attribute named `differentiable`: what `struct_whole::first_order` asks whether a callee it passes a
-/// field on whole has `__callee_pairs` of. `None` where the source is not at hand, does not show the
-/// attribute on `fn caller`, or shows either function other than once there.
-pub(crate) fn differentiable_sibling(caller: &Ident, callee: &str) -> Option<syn::ItemFn> {
-    let text = attribute_site(&caller.to_string(), |blocks, _| blocks.text.clone())?;
-    let file = syn::parse_file(&text).ok()?;
-    fn differentiable(item: &syn::ItemFn) -> bool {
-        item.attrs.iter().any(|a| {
-            a.path()
-                .segments
-                .last()
-                .is_some_and(|s| s.ident == "differentiable")
-        })
-    }
-    fn named<'a>(items: &'a [syn::Item], name: &str) -> Vec<&'a syn::ItemFn> {
-        items
-            .iter()
-            .filter_map(|item| match item {
-                syn::Item::Fn(f) if f.sig.ident == name => Some(f),
-                _ => None,
-            })
-            .collect()
-    }
-    // The item lists of the file and of its inline modules.
-    fn lists<'a>(items: &'a [syn::Item], out: &mut Vec<&'a [syn::Item]>) {
-        out.push(items);
-        for item in items {
-            if let syn::Item::Mod(m) = item {
-                if let Some((_, inner)) = &m.content {
-                    lists(inner, out);
-                }
-            }
-        }
-    }
-    let mut all = Vec::new();
-    lists(&file.items, &mut all);
-    let caller = caller.to_string();
-    let holding: Vec<&[syn::Item]> = all
-        .into_iter()
-        .filter(|items| !named(items, &caller).is_empty())
-        .collect();
-    let [items] = holding.as_slice() else {
-        return None;
-    };
-    let (callers, callees) = (named(items, &caller), named(items, callee));
-    match (callers.as_slice(), callees.as_slice()) {
-        ([own], [found]) if differentiable(own) && differentiable(found) => Some((*found).clone()),
-        _ => None,
     }
 }
