@@ -271,3 +271,78 @@ fn a_parameter_struct_beside_a_data_struct_keeps_its_gradient() {
         assert_fd_gradient(plain, &flat, &[g.slope, g.offset], "line_loss_grad");
     }
 }
+
+/// A `#[no_grad]` integer field whose only use is as an argument of a function of this module taking an
+/// integer there (`partial_sum(.., p.terms)`): the macro reads the callee's signature in the source
+/// (`context::sibling_integer_parameters`), so the field is an integer, a constant. Before, the call asked
+/// the callee for a derivative in that position (rustc's E0308 at the callee's gradient tuple).
+mod integer_field_passed_on {
+    use super::common::{assert_fd_gradient, hessian_column, Inputs};
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Series {
+        pub a: f64,
+        pub b: Vec<f64>,
+        #[no_grad]
+        pub terms: usize,
+    }
+
+    /// `x + x^2 + .. + x^n`.
+    #[differentiable]
+    fn partial_sum(x: f64, n: usize) -> f64 {
+        let mut s = 0.0;
+        let mut power = 1.0;
+        for _ in 0..n {
+            power *= x;
+            s += power;
+        }
+        s
+    }
+
+    #[differentiable(order = 2)]
+    fn series_energy(p: &Series, x: f64) -> f64 {
+        p.a * partial_sum(x * p.b[0], p.terms) + p.b[1] * x
+    }
+
+    /// The function written out, over the flat inputs `(a, b0, b1, x)`.
+    fn plain(v: &[f64], terms: usize) -> f64 {
+        let y = v[3] * v[1];
+        v[0] * (1..=terms).map(|k| y.powi(k as i32)).sum::<f64>() + v[2] * v[3]
+    }
+
+    #[test]
+    fn first_and_second_order() {
+        let mut inputs = Inputs(39_005);
+        for terms in 0..5 {
+            let v = [inputs.next(), inputs.next(), inputs.next(), inputs.next()];
+            let p = Series {
+                a: v[0],
+                b: vec![v[1], v[2]],
+                terms,
+            };
+            let (value, (gp, gx)): (f64, (Series, f64)) = series_energy_grad(&p, v[3]);
+            assert!((value - plain(&v, terms)).abs() < 1e-12);
+            assert_eq!(gp.terms, terms);
+            let flat = [gp.a, gp.b[0], gp.b[1], gx];
+            assert_fd_gradient(|w| plain(w, terms), &v, &flat, "series_energy_grad");
+            let (_, _, h) = series_energy_hessian(&p, v[3]);
+            let grad = |w: &[f64]| {
+                let q = Series {
+                    a: w[0],
+                    b: vec![w[1], w[2]],
+                    terms,
+                };
+                let (_, (g, gx)) = series_energy_grad(&q, w[3]);
+                vec![g.a, g.b[0], g.b[1], gx]
+            };
+            for i in 0..4 {
+                let column = hessian_column(grad, &v, i);
+                for j in 0..4 {
+                    let (a, e) = (h[j][i], column[j]);
+                    assert!((a - e).abs() < 1e-6 * (1.0 + e.abs()), "H[{j}][{i}] {a} {e}");
+                }
+            }
+        }
+    }
+}

@@ -226,6 +226,30 @@ pub(crate) fn analyze(
             }
         }
     }
+    // And one passed to a function of the same module whose parameter there has an integer type
+    // (`helper(x, p.n)` of `fn helper(x: f64, n: usize)`, `context::sibling_integer_parameters`): a float
+    // there would not compile, so no gradient is dropped.
+    for stmt in f.all_stmts() {
+        let (callee, args) = match stmt {
+            Stmt::Let {
+                value: Value::Call { callee, args, .. },
+                ..
+            }
+            | Stmt::CallOut { callee, args, .. } => (callee, args),
+            _ => continue,
+        };
+        let Some(name) = callee.path.get_ident().filter(|_| callee.qself.is_none()) else {
+            continue;
+        };
+        let Some(integer) = crate::context::sibling_integer_parameters(name) else {
+            continue;
+        };
+        for (arg, integer) in args.iter().zip(integer) {
+            if let (Some(var), true) = (arg.var(), integer) {
+                integers.insert(var);
+            }
+        }
+    }
     for (var, param) in f.params.iter().zip(&sig.params) {
         if param.field && param.array.is_none() && integers.contains(var) {
             activity.kinds[var.0 as usize] = Kind::Int;

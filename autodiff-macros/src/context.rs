@@ -65,7 +65,13 @@ struct Blocks {
     headers: HashMap<usize, usize>,
     /// The types the file declares, by name, read once where asked ([`declared_as_data`]).
     types: std::cell::OnceCell<HashMap<(Vec<String>, String), Declared>>,
+    /// The functions the file declares among a module's items, read once where asked
+    /// ([`sibling_integer_parameters`]).
+    functions: std::cell::OnceCell<FunctionsOfModules>,
 }
+
+/// [`module_functions`]' answer.
+type FunctionsOfModules = HashMap<(Vec<String>, String), Vec<Vec<bool>>>;
 
 /// What a file shows of the items declaring one type name.
 #[derive(Clone, Copy, Default, PartialEq, Debug)]
@@ -215,6 +221,7 @@ fn call_site<T>(answer: impl FnOnce(&Blocks, usize) -> T) -> Option<T> {
                 blocks,
                 headers,
                 types: std::cell::OnceCell::new(),
+                functions: std::cell::OnceCell::new(),
             }
         });
         *entry = (stamp, read);
@@ -353,6 +360,99 @@ fn declared_types(text: &str) -> HashMap<(Vec<String>, String), Declared> {
     let mut types = Types::default();
     types.visit_file(&file);
     types.found
+}
+
+// Input:  `helper`, of a file holding `fn helper(x: f64, n: usize) -> f64` in the attribute's module
+// Output: Some([false, true])
+/// For each parameter of the function `callee` declared among the items of the attribute's own module
+/// (a file's top level or an inline `mod { .. }`), whether its type is an integer or `bool`
+/// (`usize`, `i32`, ..): a value passed there is no float. `None` where the module declares no function of
+/// that name, or more than one, or a body in the file declares one of that name (the caller's own nested
+/// `fn`, which a call by that name would reach, may be one), or the source is not at hand. Only the module itself counts, not the
+/// modules around it: a name found there is the one a bare call reaches (an import of the same name beside
+/// it would not compile), where one found further out might be shadowed by an import.
+pub(crate) fn sibling_integer_parameters(callee: &Ident) -> Option<Vec<bool>> {
+    let name = crate::naming::unraw(callee);
+    call_site(|blocks, offset| integer_parameters_at(blocks, offset, &name)).flatten()
+}
+
+/// [`sibling_integer_parameters`] of the file `blocks` at the byte `offset`.
+fn integer_parameters_at(blocks: &Blocks, offset: usize, callee: &str) -> Option<Vec<bool>> {
+    let functions = blocks
+        .functions
+        .get_or_init(|| module_functions(&blocks.text));
+    let found = functions.get(&(module_at(blocks, offset), callee.to_owned()))?;
+    // A function of that name declared in a body (the caller's nested `fn`) may be the one called.
+    let nested = functions.get(&(Vec::new(), format!("{{body}}{callee}")));
+    match (found.as_slice(), nested) {
+        ([one], None) => Some(one.clone()),
+        _ => None,
+    }
+}
+
+/// The functions of `text`, a source file, declared among a module's items, by their module (outermost
+/// first) and name: for each declaration, whether each parameter's type is an integer or `bool`. Functions
+/// declared in bodies are keyed `{body}name` at the top, so that a name one of them takes is known to be
+/// ambiguous. Empty where the file does not parse.
+fn module_functions(text: &str) -> FunctionsOfModules {
+    use syn::visit::Visit;
+    const INTEGERS: &[&str] = &[
+        "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128",
+        "bool",
+    ];
+    fn integers(sig: &syn::Signature) -> Vec<bool> {
+        sig.inputs
+            .iter()
+            .map(|input| match input {
+                syn::FnArg::Typed(t) => {
+                    matches!(&*t.ty, syn::Type::Path(p) if p.qself.is_none()
+                        && p.path.get_ident().is_some_and(|i| INTEGERS.iter().any(|n| i == n)))
+                }
+                syn::FnArg::Receiver(_) => false,
+            })
+            .collect()
+    }
+    /// Functions declared in bodies, anywhere.
+    struct Nested<'a>(&'a mut FunctionsOfModules);
+    impl<'ast> Visit<'ast> for Nested<'_> {
+        fn visit_block(&mut self, block: &'ast syn::Block) {
+            for stmt in &block.stmts {
+                if let syn::Stmt::Item(syn::Item::Fn(f)) = stmt {
+                    let key = (
+                        Vec::new(),
+                        format!("{{body}}{}", crate::naming::unraw(&f.sig.ident)),
+                    );
+                    self.0.entry(key).or_default().push(integers(&f.sig));
+                }
+            }
+            syn::visit::visit_block(self, block);
+        }
+    }
+    fn items(list: &[syn::Item], module: &mut Vec<String>, out: &mut FunctionsOfModules) {
+        for item in list {
+            match item {
+                syn::Item::Fn(f) => {
+                    let key = (module.clone(), crate::naming::unraw(&f.sig.ident));
+                    out.entry(key).or_default().push(integers(&f.sig));
+                }
+                syn::Item::Mod(m) => {
+                    if let Some((_, inner)) = &m.content {
+                        module.push(crate::naming::unraw(&m.ident));
+                        items(inner, module, out);
+                        module.pop();
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let Ok(file) = syn::parse_file(text) else {
+        return HashMap::new();
+    };
+    let mut out = HashMap::new();
+    items(&file.items, &mut Vec::new(), &mut out);
+    Nested(&mut out).visit_file(&file);
+    out
 }
 
 /// Do `attrs` name `Differentiable` anywhere (`#[derive(Clone, Differentiable)]`, `#[cfg_attr(.., derive(
@@ -716,6 +816,7 @@ mod tests {
             blocks,
             headers,
             types: std::cell::OnceCell::new(),
+            functions: std::cell::OnceCell::new(),
         };
         data_at(&blocks, offset, name)
     }
@@ -734,6 +835,43 @@ mod tests {
         for name in ["Mlp", "Maybe", "ByHand", "Real", "Imported", "Unknown"] {
             assert_eq!(data_here(file, name), None, "{name}");
         }
+    }
+
+    /// [`integer_parameters_at`] of `callee` at the first `#[here]` of `source`.
+    fn integers_here(source: &str, callee: &str) -> Option<Vec<bool>> {
+        let offset = source.find("#[here]").expect("the test marks a position");
+        let (blocks, headers) = scan(source);
+        let blocks = Blocks {
+            text: source.to_owned(),
+            blocks,
+            headers,
+            types: std::cell::OnceCell::new(),
+            functions: std::cell::OnceCell::new(),
+        };
+        integer_parameters_at(&blocks, offset, callee)
+    }
+
+    #[test]
+    fn integer_parameters_of_functions_of_the_same_module() {
+        let top = "fn helper(x: f64, n: usize, flag: bool, s: &[f64], k: i32) -> f64 { x } \
+                   #[here] fn g() {}";
+        assert_eq!(
+            integers_here(top, "helper"),
+            Some(vec![false, true, true, false, true])
+        );
+        let inner = "fn helper(x: f64) {} mod m { fn helper(x: usize) {} #[here] fn f() {} }";
+        assert_eq!(integers_here(inner, "helper"), Some(vec![true]));
+        // Only the module itself: not the one around it, whose name an import may shadow.
+        assert_eq!(
+            integers_here("fn h(n: usize) {} mod m { #[here] fn f() {} }", "h"),
+            None
+        );
+        // A function of that name in a body may be the one a call reaches.
+        assert_eq!(
+            integers_here("fn h(n: usize) {} #[here] fn f() { fn h(x: f64) {} }", "h"),
+            None
+        );
+        assert_eq!(integers_here("#[here] fn f() {}", "missing"), None);
     }
 
     #[test]
