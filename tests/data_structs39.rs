@@ -305,6 +305,66 @@ mod integer_field_passed_on {
         p.a * partial_sum(x * p.b[0], p.terms) + p.b[1] * x
     }
 
+    /// The same of a method: `Self::series(x, self.terms)`, the associated function of the `impl`.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Swing {
+        pub k: f64,
+        #[no_grad]
+        pub terms: usize,
+    }
+
+    impl Swing {
+        #[differentiable]
+        fn series(x: f64, n: usize) -> f64 {
+            let mut s = 0.0;
+            let mut power = 1.0;
+            for _ in 0..n {
+                power *= x;
+                s += power;
+            }
+            s
+        }
+
+        #[differentiable(wrt(self, x), order = 2)]
+        fn energy(&self, x: f64) -> f64 {
+            self.k * Self::series(x, self.terms)
+        }
+    }
+
+    #[test]
+    fn of_a_method() {
+        let mut inputs = Inputs(39_006);
+        for terms in 0..5 {
+            let (k, x) = (inputs.next(), inputs.next());
+            let swing = Swing { k, terms };
+            let sum = |x: f64| (1..=terms).map(|i| x.powi(i as i32)).sum::<f64>();
+            let d_sum = |x: f64| {
+                (1..=terms)
+                    .map(|i| i as f64 * x.powi(i as i32 - 1))
+                    .sum::<f64>()
+            };
+            let dd_sum = |x: f64| {
+                (2..=terms)
+                    .map(|i| (i * (i - 1)) as f64 * x.powi(i as i32 - 2))
+                    .sum::<f64>()
+            };
+            let (value, (gs, gx)): (f64, (Swing, f64)) = swing.energy_grad(x);
+            assert!((value - k * sum(x)).abs() < 1e-12);
+            assert!((gs.k - sum(x)).abs() < 1e-12 && (gx - k * d_sum(x)).abs() < 1e-12);
+            assert_eq!(gs.terms, terms);
+            let (_, _, h) = swing.energy_hessian(x);
+            let expected = [[0.0, d_sum(x)], [d_sum(x), k * dd_sum(x)]];
+            for i in 0..2 {
+                for j in 0..2 {
+                    assert!(
+                        (h[i][j] - expected[i][j]).abs() < 1e-10,
+                        "H[{i}][{j}] {h:?}"
+                    );
+                }
+            }
+        }
+    }
+
     /// The function written out, over the flat inputs `(a, b0, b1, x)`.
     fn plain(v: &[f64], terms: usize) -> f64 {
         let y = v[3] * v[1];
@@ -340,7 +400,10 @@ mod integer_field_passed_on {
                 let column = hessian_column(grad, &v, i);
                 for j in 0..4 {
                     let (a, e) = (h[j][i], column[j]);
-                    assert!((a - e).abs() < 1e-6 * (1.0 + e.abs()), "H[{j}][{i}] {a} {e}");
+                    assert!(
+                        (a - e).abs() < 1e-6 * (1.0 + e.abs()),
+                        "H[{j}][{i}] {a} {e}"
+                    );
                 }
             }
         }

@@ -227,7 +227,8 @@ pub(crate) fn analyze(
         }
     }
     // And one passed to a function of the same module whose parameter there has an integer type
-    // (`helper(x, p.n)` of `fn helper(x: f64, n: usize)`, `context::sibling_integer_parameters`): a float
+    // (`helper(x, p.n)` of `fn helper(x: f64, n: usize)`, `Self::series(x, self.terms)` of an inherent
+    // `impl`'s `fn series(x: f64, n: usize)`, `context::sibling_integer_parameters`): a float
     // there would not compile, so no gradient is dropped.
     for stmt in f.all_stmts() {
         let (callee, args) = match stmt {
@@ -238,10 +239,10 @@ pub(crate) fn analyze(
             | Stmt::CallOut { callee, args, .. } => (callee, args),
             _ => continue,
         };
-        let Some(name) = callee.path.get_ident().filter(|_| callee.qself.is_none()) else {
+        if callee.qself.is_some() {
             continue;
-        };
-        let Some(integer) = crate::context::sibling_integer_parameters(name) else {
+        }
+        let Some(integer) = crate::context::sibling_integer_parameters(&callee.path) else {
             continue;
         };
         for (arg, integer) in args.iter().zip(integer) {

@@ -371,9 +371,48 @@ fn declared_types(text: &str) -> HashMap<(Vec<String>, String), Declared> {
 /// `fn`, which a call by that name would reach, may be one), or the source is not at hand. Only the module itself counts, not the
 /// modules around it: a name found there is the one a bare call reaches (an import of the same name beside
 /// it would not compile), where one found further out might be shadowed by an import.
-pub(crate) fn sibling_integer_parameters(callee: &Ident) -> Option<Vec<bool>> {
-    let name = crate::naming::unraw(callee);
-    call_site(|blocks, offset| integer_parameters_at(blocks, offset, &name)).flatten()
+pub(crate) fn sibling_integer_parameters(callee: &syn::Path) -> Option<Vec<bool>> {
+    let names: Vec<String> = callee
+        .segments
+        .iter()
+        .map(|s| crate::naming::unraw(&s.ident))
+        .collect();
+    if callee.leading_colon.is_some() || callee.segments.iter().any(|s| !s.arguments.is_none()) {
+        return None;
+    }
+    call_site(|blocks, offset| match names.as_slice() {
+        [name] => integer_parameters_at(blocks, offset, name),
+        // `Self::series(theta, self.terms)` in an `impl` block: the inherent `impl`s of its type in this
+        // module (two inherent functions of one name would not compile, so one found here is the one).
+        [ty, name] if ty == "Self" => {
+            let ty = impl_type_at(blocks, offset)?;
+            integer_parameters_at(blocks, offset, &format!("{ty}::{name}"))
+        }
+        [ty, name] => integer_parameters_at(blocks, offset, &format!("{ty}::{name}")),
+        _ => None,
+    })
+    .flatten()
+}
+
+/// The name of the type of the innermost `impl` block around `offset` (`Pendulum` of `impl<T> Pendulum<T>`).
+fn impl_type_at(blocks: &Blocks, offset: usize) -> Option<String> {
+    let (open, _, _) = blocks
+        .blocks
+        .iter()
+        .filter(|(open, close, _)| *open < offset && offset < *close)
+        .max_by_key(|(open, _, _)| *open)
+        .filter(|(_, _, is_impl)| *is_impl)?;
+    let start = *blocks.headers.get(open)?;
+    let header = blocks.text.get(start..*open)?;
+    let item = syn::parse_str::<syn::ItemImpl>(&format!("{header} {{}}")).ok()?;
+    match &*item.self_ty {
+        syn::Type::Path(p) if item.trait_.is_none() => p
+            .path
+            .segments
+            .last()
+            .map(|s| crate::naming::unraw(&s.ident)),
+        _ => None,
+    }
 }
 
 /// [`sibling_integer_parameters`] of the file `blocks` at the byte `offset`.
@@ -434,6 +473,27 @@ fn module_functions(text: &str) -> FunctionsOfModules {
                 syn::Item::Fn(f) => {
                     let key = (module.clone(), crate::naming::unraw(&f.sig.ident));
                     out.entry(key).or_default().push(integers(&f.sig));
+                }
+                // An inherent `impl`'s functions, keyed `Type::name`.
+                syn::Item::Impl(imp) if imp.trait_.is_none() => {
+                    let syn::Type::Path(ty) = &*imp.self_ty else {
+                        continue;
+                    };
+                    let Some(ty) = ty.path.segments.last() else {
+                        continue;
+                    };
+                    for member in &imp.items {
+                        if let syn::ImplItem::Fn(f) = member {
+                            let name = format!(
+                                "{}::{}",
+                                crate::naming::unraw(&ty.ident),
+                                crate::naming::unraw(&f.sig.ident)
+                            );
+                            out.entry((module.clone(), name))
+                                .or_default()
+                                .push(integers(&f.sig));
+                        }
+                    }
                 }
                 syn::Item::Mod(m) => {
                     if let Some((_, inner)) = &m.content {
@@ -872,6 +932,23 @@ mod tests {
             None
         );
         assert_eq!(integers_here("#[here] fn f() {}", "missing"), None);
+        // Associated functions of an inherent `impl`, keyed by the type.
+        let methods =
+            "impl<T> Swing<T> { fn series(x: T, n: usize) -> T { x } #[here] fn f(&self) {} }";
+        assert_eq!(
+            integers_here(methods, "Swing::series"),
+            Some(vec![false, true])
+        );
+        let (blocks, headers) = scan(methods);
+        let blocks = Blocks {
+            text: methods.to_owned(),
+            blocks,
+            headers,
+            types: std::cell::OnceCell::new(),
+            functions: std::cell::OnceCell::new(),
+        };
+        let offset = methods.find("#[here]").expect("marked");
+        assert_eq!(impl_type_at(&blocks, offset).as_deref(), Some("Swing"));
     }
 
     #[test]
