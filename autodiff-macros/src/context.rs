@@ -73,6 +73,20 @@ struct Blocks {
 /// [`module_functions`]' answer.
 type FunctionsOfModules = HashMap<(Vec<String>, String), Vec<Vec<bool>>>;
 
+impl Blocks {
+    /// The blocks of the source file `text`, its declarations read later, where asked.
+    fn new(text: String) -> Self {
+        let (blocks, headers) = scan(&text);
+        Blocks {
+            text,
+            blocks,
+            headers,
+            types: std::cell::OnceCell::new(),
+            functions: std::cell::OnceCell::new(),
+        }
+    }
+}
+
 /// What a file shows of the items declaring one type name.
 #[derive(Clone, Copy, Default, PartialEq, Debug)]
 struct Declared {
@@ -214,16 +228,7 @@ fn call_site<T>(answer: impl FnOnce(&Blocks, usize) -> T) -> Option<T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let entry = files.entry(path.clone()).or_insert((None, None));
     if entry.0.is_none() || entry.0 != stamp {
-        let read = std::fs::read_to_string(&path).ok().map(|text| {
-            let (blocks, headers) = scan(&text);
-            Blocks {
-                text,
-                blocks,
-                headers,
-                types: std::cell::OnceCell::new(),
-                functions: std::cell::OnceCell::new(),
-            }
-        });
+        let read = std::fs::read_to_string(&path).ok().map(Blocks::new);
         *entry = (stamp, read);
     }
     let blocks = entry.1.as_ref()?;
@@ -867,17 +872,15 @@ pub(crate) fn differentiable_sibling(caller: &Ident, callee: &str) -> Option<syn
 mod tests {
     use super::*;
 
+    /// The blocks of `source` and the offset of its first `#[here]`.
+    fn here(source: &str) -> (Blocks, usize) {
+        let offset = source.find("#[here]").expect("the test marks a position");
+        (Blocks::new(source.to_owned()), offset)
+    }
+
     /// [`data_at`] of `name` at the first `#[here]` of `source`.
     fn data_here(source: &str, name: &str) -> Option<Data> {
-        let offset = source.find("#[here]").expect("the test marks a position");
-        let (blocks, headers) = scan(source);
-        let blocks = Blocks {
-            text: source.to_owned(),
-            blocks,
-            headers,
-            types: std::cell::OnceCell::new(),
-            functions: std::cell::OnceCell::new(),
-        };
+        let (blocks, offset) = here(source);
         data_at(&blocks, offset, name)
     }
 
@@ -899,15 +902,7 @@ mod tests {
 
     /// [`integer_parameters_at`] of `callee` at the first `#[here]` of `source`.
     fn integers_here(source: &str, callee: &str) -> Option<Vec<bool>> {
-        let offset = source.find("#[here]").expect("the test marks a position");
-        let (blocks, headers) = scan(source);
-        let blocks = Blocks {
-            text: source.to_owned(),
-            blocks,
-            headers,
-            types: std::cell::OnceCell::new(),
-            functions: std::cell::OnceCell::new(),
-        };
+        let (blocks, offset) = here(source);
         integer_parameters_at(&blocks, offset, callee)
     }
 
@@ -939,15 +934,7 @@ mod tests {
             integers_here(methods, "Swing::series"),
             Some(vec![false, true])
         );
-        let (blocks, headers) = scan(methods);
-        let blocks = Blocks {
-            text: methods.to_owned(),
-            blocks,
-            headers,
-            types: std::cell::OnceCell::new(),
-            functions: std::cell::OnceCell::new(),
-        };
-        let offset = methods.find("#[here]").expect("marked");
+        let (blocks, offset) = here(methods);
         assert_eq!(impl_type_at(&blocks, offset).as_deref(), Some("Swing"));
     }
 
