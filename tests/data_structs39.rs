@@ -47,7 +47,9 @@ pub struct Line {
     pub offset: f64,
 }
 
-#[differentiable]
+/// At `order = 2` too: `cfg.n`, a loop bound, is read as the `usize` the file declares it with
+/// (`context::data_field_type`), where a derive would have said it before.
+#[differentiable(order = 2)]
 fn scaled_cubes(w: &[f64], cfg: &Settings) -> f64 {
     let mut s = 0.0;
     for i in 0..cfg.n {
@@ -144,6 +146,93 @@ fn a_settings_struct_is_passed_through() {
                 0.0
             };
             assert!((g[i] - expected).abs() < 1e-12, "component {i}");
+        }
+        // The Hessian, by hand: diagonal, 6 scale w_i for the first n, zero for the last.
+        let (vh, gh, h) = scaled_cubes_hessian(&w, &cfg);
+        assert!((vh - v).abs() < 1e-12);
+        assert_all_close(&gh, &g, 1e-12, "scaled_cubes_hessian's gradient");
+        for i in 0..=n {
+            for j in 0..=n {
+                let expected = if i == j && i < n {
+                    6.0 * cfg.scale * w[i]
+                } else {
+                    0.0
+                };
+                assert!((h[i][j] - expected).abs() < 1e-10, "h[{i}][{j}]");
+            }
+        }
+    }
+}
+
+/// A grid's spacing, size and boundary: a data struct whose method reads an integer, a flag and a float
+/// field of its constant `self` at `order = 2`.
+pub struct Grid {
+    pub h: f64,
+    pub n: usize,
+    pub periodic: bool,
+}
+
+impl Grid {
+    /// A discrete Dirichlet energy of `u` with a quartic term: sum over neighbours of ((u_{i+1} - u_i) /
+    /// h)^2 / 2 + u_i^4 / 4, the last neighbour wrapping around where `periodic`.
+    #[differentiable(order = 2, wrt(u))]
+    pub fn energy(&self, u: &[f64]) -> f64 {
+        let mut e = 0.0;
+        for i in 0..self.n {
+            e += 0.25 * u[i] * u[i] * u[i] * u[i];
+            if i + 1 < self.n {
+                let d = (u[i + 1] - u[i]) / self.h;
+                e += 0.5 * d * d;
+            } else if self.periodic {
+                let d = (u[0] - u[i]) / self.h;
+                e += 0.5 * d * d;
+            }
+        }
+        e
+    }
+}
+
+#[test]
+fn a_data_struct_s_integer_and_flag_fields_at_order_2() {
+    let mut inputs = Inputs(40_001);
+    for n in 2..7 {
+        for periodic in [false, true] {
+            let grid = Grid {
+                h: 0.5 + inputs.next().abs(),
+                n,
+                periodic,
+            };
+            let u = inputs.vec(n);
+            let (v, g) = grid.energy_grad(&u);
+            let plain = |u: &[f64]| {
+                let mut e: f64 = u.iter().map(|x| 0.25 * x.powi(4)).sum();
+                let last = if periodic { n } else { n - 1 };
+                for i in 0..last {
+                    let d = (u[(i + 1) % n] - u[i]) / grid.h;
+                    e += 0.5 * d * d;
+                }
+                e
+            };
+            assert!((v - plain(&u)).abs() < 1e-12);
+            assert_fd_gradient(plain, &u, &g, "energy_grad");
+            // The Hessian, by hand: 3 u_i^2 on the diagonal plus the graph Laplacian over h^2.
+            let (_, _, hess) = grid.energy_hessian(&u);
+            let mut expected = vec![vec![0.0; n]; n];
+            for i in 0..n {
+                expected[i][i] += 3.0 * u[i] * u[i];
+            }
+            let last = if periodic { n } else { n - 1 };
+            let k = 1.0 / (grid.h * grid.h);
+            for i in 0..last {
+                let j = (i + 1) % n;
+                expected[i][i] += k;
+                expected[j][j] += k;
+                expected[i][j] -= k;
+                expected[j][i] -= k;
+            }
+            for i in 0..n {
+                assert_all_close(&hess[i], &expected[i], 1e-10, "energy_hessian");
+            }
         }
     }
 }

@@ -88,10 +88,14 @@ impl Blocks {
 }
 
 /// What a file shows of the items declaring one type name.
-#[derive(Clone, Copy, Default, PartialEq, Debug)]
+#[derive(Clone, Default, PartialEq, Debug)]
 struct Declared {
     /// A struct whose attributes do not name `Differentiable`.
     data_struct: bool,
+    /// The named fields of a data struct without type parameters whose declared type is a primitive
+    /// scalar (`usize`, `i32`, `bool`, `f64`, ..), with that type's name: what `order = K` reads them as
+    /// ([`data_field_type`]). Empty where more than one struct of the name is declared there.
+    scalar_fields: HashMap<String, String>,
     /// An enum or a union.
     data_enum: bool,
     /// A struct whose attributes name `Differentiable` (`#[derive(Differentiable)]`, also under
@@ -261,17 +265,66 @@ pub(crate) enum Data {
 
 /// [`declared_as_data`] of the file `blocks` at the byte `offset`.
 fn data_at(blocks: &Blocks, offset: usize, name: &str) -> Option<Data> {
-    let types = blocks.types.get_or_init(|| declared_types(&blocks.text));
-    let module = module_at(blocks, offset);
-    let declared = (0..=module.len())
-        .rev()
-        .find_map(|depth| types.get(&(module[..depth].to_vec(), name.to_owned())))?;
-    match declared {
+    match declared_at(blocks, offset, name)? {
         d if d.maybe_differentiable => None,
         d if d.data_struct => Some(Data::Struct),
         d if d.data_enum => Some(Data::Enum),
         _ => None,
     }
+}
+
+// Input:  `Settings`, `n`, of a file holding `pub struct Settings { scale: f64, n: usize }` (no derive)
+// Output: Some("usize")
+/// The declared type of the field `field` of the type named `name`, where [`declared_as_data`] finds it a
+/// data struct without type parameters and that field's type is a primitive scalar (an integer, `bool`,
+/// `f32` or `f64`, named as such): what a function with `order = K` reads a constant struct's scalar field
+/// as, where a derive would have said it (`FieldType`); `Self` is the type of the inherent `impl` around
+/// the attribute. `None` otherwise.
+pub(crate) fn data_field_type(name: &str, field: &str) -> Option<String> {
+    call_site(|blocks, offset| data_field_type_at(blocks, offset, name, field)).flatten()
+}
+
+/// [`data_field_type`] of the file `blocks` at the byte `offset`.
+fn data_field_type_at(blocks: &Blocks, offset: usize, name: &str, field: &str) -> Option<String> {
+    // `Self` in a method: the type of the inherent `impl` around the attribute.
+    let name = match name {
+        "Self" => impl_type_at(blocks, offset)?,
+        name => name.to_owned(),
+    };
+    let declared = declared_at(blocks, offset, &name)?;
+    (!declared.maybe_differentiable && declared.data_struct)
+        .then(|| declared.scalar_fields.get(field).cloned())
+        .flatten()
+}
+
+/// The named fields of `fields` whose type is a primitive scalar, by name, with that type's name.
+fn scalar_fields(fields: &syn::Fields) -> HashMap<String, String> {
+    const SCALARS: [&str; 15] = [
+        "f32", "f64", "bool", "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16",
+        "i32", "i64", "i128",
+    ];
+    fields
+        .iter()
+        .filter_map(|f| {
+            let ident = f.ident.as_ref()?;
+            let syn::Type::Path(tp) = &f.ty else {
+                return None;
+            };
+            let ty = tp.path.get_ident()?.to_string();
+            (tp.qself.is_none() && SCALARS.contains(&ty.as_str()))
+                .then(|| (crate::naming::unraw(ident), ty))
+        })
+        .collect()
+}
+
+/// What the file `blocks` declares of the type `name` in the nearest module around the byte `offset` that
+/// declares it.
+fn declared_at<'a>(blocks: &'a Blocks, offset: usize, name: &str) -> Option<&'a Declared> {
+    let types = blocks.types.get_or_init(|| declared_types(&blocks.text));
+    let module = module_at(blocks, offset);
+    (0..=module.len())
+        .rev()
+        .find_map(|depth| types.get(&(module[..depth].to_vec(), name.to_owned())))
 }
 
 /// The names of the inline modules (`mod ml { .. }`) around `offset`, outermost first.
@@ -321,8 +374,14 @@ fn declared_types(text: &str) -> HashMap<(Vec<String>, String), Declared> {
             let entry = self.entry(&item.ident);
             if names_differentiable(&item.attrs) {
                 entry.maybe_differentiable = true;
+            } else if entry.data_struct {
+                // Two of one name in one module (under exclusive `cfg`s): which one is not known.
+                entry.scalar_fields.clear();
             } else {
                 entry.data_struct = true;
+                if item.generics.params.is_empty() {
+                    entry.scalar_fields = scalar_fields(&item.fields);
+                }
             }
             syn::visit::visit_item_struct(self, item);
         }
@@ -897,6 +956,38 @@ mod tests {
         assert_eq!(data_here(file, "Mode"), Some(Data::Enum));
         for name in ["Mlp", "Maybe", "ByHand", "Real", "Imported", "Unknown"] {
             assert_eq!(data_here(file, name), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn the_scalar_fields_of_a_data_struct_have_their_declared_types() {
+        let field = |source: &str, name: &str, field: &str| {
+            let (blocks, offset) = here(source);
+            data_field_type_at(&blocks, offset, name, field)
+        };
+        let file = "pub struct Settings { scale: f64, pub n: usize, on: bool, w: Vec<f64>, \
+                    m: std::primitive::usize, r#type: i32 } #[here] fn f() {}";
+        assert_eq!(field(file, "Settings", "scale"), Some("f64".into()));
+        assert_eq!(field(file, "Settings", "n"), Some("usize".into()));
+        assert_eq!(field(file, "Settings", "on"), Some("bool".into()));
+        assert_eq!(field(file, "Settings", "type"), Some("i32".into()));
+        // Not a primitive scalar named as such, or no such field.
+        for name in ["w", "m", "missing"] {
+            assert_eq!(field(file, "Settings", name), None, "{name}");
+        }
+        // `Self`: the inherent `impl` around the attribute.
+        let method = "struct Grid { n: usize } impl Grid { #[here] fn e(&self) {} }";
+        assert_eq!(field(method, "Self", "n"), Some("usize".into()));
+        // A generic struct, a derive, an import, two declarations of one name: not known.
+        for source in [
+            "struct Grid<T> { n: usize, h: T } #[here] fn f() {}",
+            "#[derive(Differentiable)] struct Grid { n: usize } #[here] fn f() {}",
+            "use other::Grid; #[here] fn f() {}",
+            "#[cfg(a)] struct Grid { n: usize } #[cfg(not(a))] struct Grid { n: u8 } #[here] fn f() {}",
+            "struct Grid { n: usize } impl Trait for Grid { #[here] fn e(&self) {} }",
+        ] {
+            let name = if source.contains("impl Trait") { "Self" } else { "Grid" };
+            assert_eq!(field(source, name, "n"), None, "{source}");
         }
     }
 

@@ -505,6 +505,24 @@ fn constant_field_owner(
     ty
 }
 
+// Input:  `Settings`, `[n]`, of a file declaring `struct Settings { scale: f64, n: usize }` (no derive)
+// Output: Some(`usize`)
+/// The declared type of a scalar field of a struct that the source file declares as data, without the
+/// derive (`context::data_field_type`): what a constant struct's field read as an integer or a flag is
+/// taken as where no `FieldType` names it. `None` for a nested path or a type the file does not show.
+fn data_field_type(ty: &syn::Type, path: &[Ident]) -> Option<TokenStream> {
+    let [field] = path else {
+        return None;
+    };
+    let syn::Type::Path(tp) = ty else {
+        return None;
+    };
+    let name = crate::naming::unraw(tp.path.get_ident().filter(|_| tp.qself.is_none())?);
+    let declared = crate::context::data_field_type(&name, &crate::naming::unraw(field))?;
+    let ident = Ident::new(&declared, Span::call_site());
+    Some(quote!(#ident))
+}
+
 /// `#[differentiable(order = K, wrt(..))] fn __f_fields(<declared non-struct params>, <field inputs>)`.
 /// In an `impl` (`in_impl`), `self` is passed too, as the constant `__self_primal`; in a generic `impl`
 /// (`renamed`: its float type parameter), the function is over `__T`, that parameter renamed.
@@ -549,10 +567,12 @@ fn fields_function(
                     (true, _) => quote!(#ident: &[#scalar]),
                     (false, true) => quote!(#ident: #scalar),
                     (false, false) => {
-                        let field_ty = crate::structs::field_type(
-                            &constant_field_owner(s, ty, renamed),
-                            f.path,
-                        );
+                        let field_ty = data_field_type(ty, f.path).unwrap_or_else(|| {
+                            crate::structs::field_type(
+                                &constant_field_owner(s, ty, renamed),
+                                f.path,
+                            )
+                        });
                         quote!(#ident: #field_ty)
                     }
                 });

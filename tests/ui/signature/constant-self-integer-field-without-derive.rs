@@ -1,12 +1,18 @@
 use autodiff::differentiable;
 
 // A constant `self` whose integer field a method with `order = K` reads: its type comes from the struct's
-// `#[derive(Differentiable)]` (at first order the field is read as it is, without it). The error says to add
-// the derive, or to pass the field as a parameter.
-pub struct Plain {
-    n: usize,
-    k: f64,
+// `#[derive(Differentiable)]` (at first order the field is read as it is, without it), or from the
+// struct's declaration where the attribute's module declares it as data; here it is imported from another
+// module, whose declaration the macro does not follow. The error says to add the derive, or to pass the
+// field as a parameter.
+mod shapes {
+    pub struct Plain {
+        pub n: usize,
+        pub k: f64,
+    }
 }
+
+use shapes::Plain;
 
 impl Plain {
     #[differentiable(order = 2, wrt(x))]
