@@ -71,7 +71,17 @@ struct Blocks {
 }
 
 /// [`module_functions`]' answer.
-type FunctionsOfModules = HashMap<(Vec<String>, String), Vec<Vec<bool>>>;
+type FunctionsOfModules = HashMap<(Vec<String>, String), Vec<SiblingFn>>;
+
+/// What a file shows of one function declaration.
+#[derive(Clone, PartialEq, Debug)]
+struct SiblingFn {
+    /// For each parameter, whether its type is an integer or `bool`.
+    integers: Vec<bool>,
+    /// Whether its attributes are all among those that give a function no derivatives (`doc`, `inline`,
+    /// `allow`, ..): a function without `#[differentiable]` or `#[custom_gradient]`.
+    plain: bool,
+}
 
 impl Blocks {
     /// The blocks of the source file `text`, its declarations read later, where asked.
@@ -484,13 +494,49 @@ fn integer_parameters_at(blocks: &Blocks, offset: usize, callee: &str) -> Option
     let functions = blocks
         .functions
         .get_or_init(|| module_functions(&blocks.text));
+    sibling_at(functions, blocks, offset, callee).map(|f| f.integers.clone())
+}
+
+/// The one declaration of the function `callee` among the items of the module around `offset`, if the
+/// file has one and no body declares a function of that name.
+fn sibling_at<'a>(
+    functions: &'a FunctionsOfModules,
+    blocks: &Blocks,
+    offset: usize,
+    callee: &str,
+) -> Option<&'a SiblingFn> {
     let found = functions.get(&(module_at(blocks, offset), callee.to_owned()))?;
     // A function of that name declared in a body (the caller's nested `fn`) may be the one called.
     let nested = functions.get(&(Vec::new(), format!("{{body}}{callee}")));
     match (found.as_slice(), nested) {
-        ([one], None) => Some(one.clone()),
+        ([one], None) => Some(one),
         _ => None,
     }
+}
+
+// Input:  `helper`, of a file holding `fn helper(v: f64) -> f64 { v * v }` in the attribute's module
+// Output: true
+/// Is `callee`, called by its bare name, a function of the attribute's own module that has no derivatives:
+/// declared once among the module's items with no attribute but `doc`, `inline`, `allow` and the like (no
+/// `#[differentiable]`, `#[custom_gradient]` or any other that could make derivatives), no body declaring
+/// one of that name, no type or `use` of that name in the module or around it, and no `gradient_of`
+/// anywhere in the file (a registration could stand in for it)?
+/// `false` where the source does not show it. A differentiable function calling such a function with a
+/// differentiated argument is the error that says so; a copy of it that names the callee's companion
+/// (`shadow.rs`) would only add rustc's "expected type, found function" beside it.
+pub(crate) fn plain_sibling(callee: &str) -> bool {
+    call_site(|blocks, offset| plain_sibling_at(blocks, offset, callee)).unwrap_or(false)
+}
+
+/// [`plain_sibling`] of the file `blocks` at the byte `offset`.
+fn plain_sibling_at(blocks: &Blocks, offset: usize, callee: &str) -> bool {
+    let functions = blocks
+        .functions
+        .get_or_init(|| module_functions(&blocks.text));
+    // (A `use` of the name, or a type of it, may bring a registration's stand-in for it.)
+    !blocks.text.contains("gradient_of")
+        && declared_at(blocks, offset, callee).is_none()
+        && sibling_at(functions, blocks, offset, callee).is_some_and(|f| f.plain)
 }
 
 /// The functions of `text`, a source file, declared among a module's items, by their module (outermost
@@ -503,6 +549,12 @@ fn module_functions(text: &str) -> FunctionsOfModules {
         "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128",
         "bool",
     ];
+    fn declared(f: &syn::ItemFn) -> SiblingFn {
+        SiblingFn {
+            integers: integers(&f.sig),
+            plain: f.attrs.iter().all(gives_no_derivatives),
+        }
+    }
     fn integers(sig: &syn::Signature) -> Vec<bool> {
         sig.inputs
             .iter()
@@ -525,7 +577,7 @@ fn module_functions(text: &str) -> FunctionsOfModules {
                         Vec::new(),
                         format!("{{body}}{}", crate::naming::unraw(&f.sig.ident)),
                     );
-                    self.0.entry(key).or_default().push(integers(&f.sig));
+                    self.0.entry(key).or_default().push(declared(f));
                 }
             }
             syn::visit::visit_block(self, block);
@@ -536,7 +588,7 @@ fn module_functions(text: &str) -> FunctionsOfModules {
             match item {
                 syn::Item::Fn(f) => {
                     let key = (module.clone(), crate::naming::unraw(&f.sig.ident));
-                    out.entry(key).or_default().push(integers(&f.sig));
+                    out.entry(key).or_default().push(declared(f));
                 }
                 // An inherent `impl`'s functions, keyed `Type::name`.
                 syn::Item::Impl(imp) if imp.trait_.is_none() => {
@@ -555,7 +607,10 @@ fn module_functions(text: &str) -> FunctionsOfModules {
                             );
                             out.entry((module.clone(), name))
                                 .or_default()
-                                .push(integers(&f.sig));
+                                .push(SiblingFn {
+                                    integers: integers(&f.sig),
+                                    plain: false,
+                                });
                         }
                     }
                 }
@@ -577,6 +632,26 @@ fn module_functions(text: &str) -> FunctionsOfModules {
     items(&file.items, &mut Vec::new(), &mut out);
     Nested(&mut out).visit_file(&file);
     out
+}
+
+/// Is `attr` one that gives a function no derivatives: `doc`, `inline`, `allow` (and the other lint
+/// levels), `must_use`, `track_caller`, `cold`?
+fn gives_no_derivatives(attr: &syn::Attribute) -> bool {
+    const INERT: [&str; 10] = [
+        "doc",
+        "inline",
+        "allow",
+        "warn",
+        "deny",
+        "forbid",
+        "expect",
+        "must_use",
+        "track_caller",
+        "cold",
+    ];
+    attr.path()
+        .get_ident()
+        .is_some_and(|i| INERT.iter().any(|n| i == n))
 }
 
 /// Do `attrs` name `Differentiable` anywhere (`#[derive(Clone, Differentiable)]`, `#[cfg_attr(.., derive(
@@ -988,6 +1063,33 @@ mod tests {
         ] {
             let name = if source.contains("impl Trait") { "Self" } else { "Grid" };
             assert_eq!(field(source, name, "n"), None, "{source}");
+        }
+    }
+
+    #[test]
+    fn functions_without_derivatives_of_the_same_module() {
+        let plain = |source: &str| {
+            let (blocks, offset) = here(source);
+            plain_sibling_at(&blocks, offset, "helper")
+        };
+        assert!(plain("fn helper(v: f64) -> f64 { v } #[here] fn f() {}"));
+        assert!(plain(
+            "/// Doc.\n#[inline] #[allow(dead_code)] fn helper(v: f64) -> f64 { v } #[here] fn f() {}"
+        ));
+        for source in [
+            // Derivatives of its own, or maybe (another attribute).
+            "#[differentiable] fn helper(v: f64) -> f64 { v } #[here] fn f() {}",
+            "#[autodiff::custom_gradient] fn helper(v: f64) -> f64 { v } #[here] fn f() {}",
+            "#[my_attribute] fn helper(v: f64) -> f64 { v } #[here] fn f() {}",
+            // A registration in the file, a `use` or a type of the name.
+            "fn helper(v: f64) -> f64 { v } #[gradient_of(helper)] fn g() {} #[here] fn f() {}",
+            "fn helper(v: f64) -> f64 { v } use regs::helper; #[here] fn f() {}",
+            // Another module's, or one declared in a body.
+            "mod m { fn helper(v: f64) -> f64 { v } } #[here] fn f() {}",
+            "fn helper(v: f64) -> f64 { v } #[here] fn f() { fn helper(v: f64) -> f64 { v } }",
+            "#[here] fn f() {}",
+        ] {
+            assert!(!plain(source), "{source}");
         }
     }
 

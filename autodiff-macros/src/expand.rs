@@ -749,7 +749,7 @@ fn first_order_generic_copy(
         },
         false => args.wrt.clone(),
     };
-    let mut copy = match crate::shadow::surely_compiling_copy_with(item, float, calls) {
+    let mut copy = match differentiable_copy(item, float, calls) {
         Ok(copy) => copy,
         Err(why) => return (companion::GenericCopy::Fallback { why }, TokenStream::new()),
     };
@@ -917,7 +917,7 @@ fn method_generic_copy(
     };
     // (Calls by a module's path, `m::g(x)`, too: the copy's primal, read with its fields in its float
     // type, calls them as written again, `shadow::write_copy_calls`.)
-    let copy = match crate::shadow::surely_compiling_copy_with(item, float, calls) {
+    let copy = match differentiable_copy(item, float, calls) {
         Ok(copy) => copy,
         Err(why) => return fallback(&why),
     };
@@ -1177,6 +1177,30 @@ fn impl_generic_copy(item: &syn::ItemFn, args: &Args) -> Result<TokenStream, Str
 /// result is integers, differentiated arguments or not: a scalar the body uses as one (`argmax(x)`), or
 /// an array its `let` declares so (`let p: Vec<usize> = argsort(x);`, `activity::declared_integers`),
 /// called on the values of their arrays (`__private::array_values`).
+/// `shadow::surely_compiling_copy_with` for a `#[differentiable]` function's generic copy, none where it
+/// calls with a differentiated argument a function that the source shows to have no derivatives
+/// (`context::plain_sibling`): its first order reports that call, and a copy naming the callee's companion
+/// would only add rustc's "expected type, found function" beside it. (A custom function's body may call
+/// such a function: its first order does not differentiate it.)
+fn differentiable_copy(
+    item: &syn::ItemFn,
+    float: &str,
+    calls: &crate::shadow::CopyCalls,
+) -> Result<syn::ItemFn, String> {
+    let bare = |callee: &&String| callee.chars().all(|c| c.is_alphanumeric() || c == '_');
+    if let Some(plain) = calls
+        .active
+        .iter()
+        .filter(bare)
+        .find(|callee| crate::context::plain_sibling(callee))
+    {
+        return Err(format!(
+            "it calls `{plain}`, a function without derivatives"
+        ));
+    }
+    crate::shadow::surely_compiling_copy_with(item, float, calls)
+}
+
 pub(crate) fn plain_calls(
     f: &Function,
     activity: &Activity,
@@ -1403,10 +1427,11 @@ fn plain_calls_with(
 }
 
 /// Does the body read `var` (a call's result) only where no derivative flows: as the condition of an `if`,
-/// the scrutinee of a `match`, an operand of a comparison or of `!`, or an index? Any other read (arithmetic,
-/// a copy, a block's value, an argument) says no.
+/// the scrutinee of a `match`, an operand of a comparison or of `!`, an index, the argument of
+/// `stop_gradient`, or cast to an integer type? Any other read (arithmetic, a copy, a block's value, an
+/// argument) says no.
 fn read_only_without_derivative(f: &Function, var: crate::ir::Var) -> bool {
-    use crate::ir::{Block, Operand, Stmt, Value};
+    use crate::ir::{Block, Operand};
     let is_var = |o: &Operand| matches!(o, Operand::Var(v) if *v == var);
     fn blocks<'b>(block: &'b Block, out: &mut Vec<&'b Block>) {
         out.push(block);
@@ -1423,31 +1448,106 @@ fn read_only_without_derivative(f: &Function, var: crate::ir::Var) -> bool {
     }
     let mut read = false;
     for stmt in f.all_stmts() {
-        let allowed = match stmt {
-            Stmt::If { .. } | Stmt::Match { .. } => true,
-            Stmt::Let {
-                value: Value::Binary(op, _, _),
-                ..
-            } if crate::ir::is_comparison(op) => true,
-            Stmt::Let {
-                value: Value::Unary(syn::UnOp::Not(_), _),
-                ..
-            } => true,
-            Stmt::Let {
-                value: Value::Load { .. },
-                ..
-            } => true,
-            Stmt::Store { value, .. } => !is_var(value),
-            _ => false,
-        };
         if stmt.operands().into_iter().any(is_var) {
-            if !allowed {
+            if !reads_without_derivative(stmt, &is_var) {
                 return false;
             }
             read = true;
         }
     }
     read
+}
+
+// Input:  let v4 = value(x); let v5 = baseline(v4); let v6 = lift(v5); let v7 = stop_gradient(v6);
+// Output: {v4, v5, v6}
+/// The results of calls that reach only places where no derivative flows
+/// ([`read_only_without_derivative`]'s), directly or through other such calls: a chain of calls ending
+/// in `stop_gradient(..)` or a conversion to an integer (the generic copy's `lift(helper(value(x)))`).
+/// Their tangents are never needed.
+pub(crate) fn constant_call_results(f: &Function) -> std::collections::BTreeSet<crate::ir::Var> {
+    use crate::ir::{Stmt, Value};
+    let stmts = f.all_stmts();
+    let mut set: std::collections::BTreeSet<crate::ir::Var> = stmts
+        .iter()
+        .filter_map(|stmt| match stmt {
+            Stmt::Let {
+                var,
+                value: Value::Call { .. },
+            } => Some(*var),
+            _ => None,
+        })
+        .collect();
+    let mut yielded = Vec::new();
+    fn blocks<'b>(block: &'b crate::ir::Block, out: &mut Vec<&'b crate::ir::Block>) {
+        out.push(block);
+        for stmt in &block.stmts {
+            for inner in stmt.blocks() {
+                blocks(inner, out);
+            }
+        }
+    }
+    let mut all = Vec::new();
+    blocks(&f.body, &mut all);
+    for block in all {
+        yielded.extend(block.yields.iter().filter_map(crate::ir::Operand::var));
+    }
+    set.retain(|v| !yielded.contains(v));
+    loop {
+        let before = set.len();
+        let snapshot = set.clone();
+        set.retain(|v| {
+            let is_var = |o: &crate::ir::Operand| matches!(o, crate::ir::Operand::Var(w) if w == v);
+            let mut read = false;
+            for stmt in &stmts {
+                if !stmt.operands().into_iter().any(is_var) {
+                    continue;
+                }
+                read = true;
+                let through_call = matches!(stmt, Stmt::Let { var, value: Value::Call { .. } }
+                    if snapshot.contains(var));
+                if !through_call && !reads_without_derivative(stmt, &is_var) {
+                    return false;
+                }
+            }
+            read
+        });
+        if set.len() == before {
+            return set;
+        }
+    }
+}
+
+/// Does `stmt`, which reads a value `is_var` picks out, read it where no derivative flows (a condition,
+/// a comparison, `!`, an index, `stop_gradient`, a conversion to an integer)?
+fn reads_without_derivative(
+    stmt: &crate::ir::Stmt,
+    is_var: &dyn Fn(&crate::ir::Operand) -> bool,
+) -> bool {
+    use crate::ir::{Stmt, Value};
+    match stmt {
+        Stmt::If { .. } | Stmt::Match { .. } => true,
+        Stmt::Let {
+            value: Value::Binary(op, _, _),
+            ..
+        } => crate::ir::is_comparison(op),
+        Stmt::Let {
+            value:
+                Value::Unary(syn::UnOp::Not(_), _) | Value::Load { .. } | Value::StopGradient { .. },
+            ..
+        } => true,
+        Stmt::Let {
+            value: Value::Cast(_, ty),
+            ..
+        } => is_integer_type(ty),
+        Stmt::Store { value, .. } => !is_var(value),
+        _ => false,
+    }
+}
+
+/// Is `ty` an integer type (`usize`, `i32`, ..)?
+fn is_integer_type(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+        && p.path.get_ident().is_some_and(|i| crate::shadow::INTEGERS.contains(&i.to_string().as_str())))
 }
 
 fn calls_of(f: &Function, activity: &Activity, floats: bool) -> Vec<String> {
@@ -1530,7 +1630,9 @@ fn first_order_copy_calls(
             Stmt::Let {
                 var,
                 value: Value::Call { callee, .. },
-            } if matches!(activity.var_kind(*var), Kind::Int) => {
+            } if matches!(activity.var_kind(*var), Kind::Int)
+                || read_only_without_derivative(f, *var) =>
+            {
                 Some(callee.path.to_token_stream().to_string())
             }
             Stmt::NewArray {
@@ -1574,6 +1676,29 @@ fn first_order_copy_calls(
         .filter(|p| integer_results.contains(&p.callee))
         .collect();
     plain.extend(maybe);
+    // A callee whose every call has a constant result (an integer, `stop_gradient(helper(x))`) is called
+    // as written only: in `active` too, the copy would call its copy, which a plain helper has not.
+    let constant_only = |callee: &String| {
+        plain.iter().any(|p| p.callee == *callee)
+            && f.all_stmts().into_iter().all(|stmt| match stmt {
+                Stmt::Let {
+                    var,
+                    value: Value::Call { callee: c, .. },
+                } if c.path.to_token_stream().to_string() == *callee => {
+                    matches!(activity.var_kind(*var), Kind::Int)
+                        || read_only_without_derivative(f, *var)
+                }
+                Stmt::NewArray {
+                    array,
+                    init: crate::ir::ArrayInit::Call { callee: c, .. },
+                } if c.path.to_token_stream().to_string() == *callee => {
+                    activity::declared_integers(f, *array)
+                }
+                Stmt::CallOut { callee: c, .. } => c.path.to_token_stream().to_string() != *callee,
+                _ => true,
+            })
+    };
+    let active = active.into_iter().filter(|c| !constant_only(c)).collect();
     crate::shadow::CopyCalls {
         active,
         plain,

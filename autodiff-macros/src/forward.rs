@@ -270,12 +270,16 @@ fn tangents_needed(f: &Function, e: &Emitter, returned: &Operand) -> BTreeSet<Va
         .collect();
     let stmts = f.all_stmts();
     // A loop's values are needed whatever else is: added once, not on every pass.
+    // (Not a call's result read only where no derivative flows, `stop_gradient(helper(x))`: its tangent
+    // would ask the callee for a `jvp`, which a plain helper has not.)
+    let constant = crate::expand::constant_call_results(f);
+    let constant_call = |v: &Var| constant.contains(v);
     for stmt in &stmts {
         if let Stmt::Loop(l) = stmt {
             need.extend(
                 loop_values(l)
                     .into_iter()
-                    .filter(|v| activity.is_active_var(*v)),
+                    .filter(|v| activity.is_active_var(*v) && !constant_call(v)),
             );
             need.extend(active_vars(l.inits.iter().collect()));
             // What the body yields for a carried value, also one made before the loop (`t = t7;`, `t = a;`

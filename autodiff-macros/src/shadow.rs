@@ -468,6 +468,26 @@ fn is_bool(expr: &Expr, bools: &[String]) -> bool {
     }
 }
 
+// Input:  ::autodiff::__private::lift::<__S, _>(bucket(::autodiff::__private::value::<f64, _>(x)))
+// Output: Some(bucket(::autodiff::__private::value::<f64, _>(x)))
+/// The call inside `expr`, where `expr` is a plain call's result lifted to the copy's float type.
+fn lifted_call(expr: &Expr) -> Option<&Expr> {
+    let Expr::Call(call) = expr else {
+        return None;
+    };
+    let Expr::Path(p) = &*call.func else {
+        return None;
+    };
+    let names: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let inner = call.args.first().filter(|_| call.args.len() == 1)?;
+    (names == ["autodiff", "__private", "lift"] && matches!(inner, Expr::Call(_))).then_some(inner)
+}
+
 /// The float type other than `float`: `f32` beside `f64`, `f64` beside `f32`.
 pub(crate) fn other_float(float: &str) -> &'static str {
     if float == "f64" {
@@ -2933,7 +2953,15 @@ impl VisitMut for Rewrite<'_> {
                     ty if self.is_copy_float(ty) => {
                         syn::parse_quote!(::autodiff::__private::cast::<#scalar, _>(#value))
                     }
-                    ty => syn::parse_quote!(::autodiff::__private::to_int::<#ty, _>(#value)),
+                    // `helper(x) as usize` of a plain helper, `lift(helper(value(x)))` here: the helper's
+                    // own result converted, which is `as` again where the macro reads the copy back (a
+                    // float of the copy's type is not one `as` converts).
+                    ty => match lifted_call(value) {
+                        Some(call) => {
+                            syn::parse_quote!(::autodiff::__private::to_int::<#ty, _>(#call))
+                        }
+                        None => syn::parse_quote!(::autodiff::__private::to_int::<#ty, _>(#value)),
+                    },
                 };
                 return;
             }

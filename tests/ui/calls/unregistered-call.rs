@@ -1,5 +1,6 @@
 // A call with a differentiated argument of a function that has no derivative: the error at the call names it
-// and says how to give it a derivative (E0573 beside it: `f`'s generic copy calls `helper`'s, which is none).
+// and says how to give it a derivative (alone: `f` has no generic copy, since the file shows `helper` without
+// derivatives, `context::plain_sibling`).
 use autodiff::differentiable;
 
 fn helper(v: f64) -> f64 {
