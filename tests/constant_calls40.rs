@@ -120,6 +120,7 @@ fn order_2_callers_through_the_copies() {
         let b = baseline(x);
         // outer = x^2 / stop(b) + x^n: f' = 2x / b + n x^(n-1), f'' = 2 / b + n (n-1) x^(n-2).
         let d = outer_derivatives(x);
+        assert_eq!(d[0], outer(x));
         assert!((d[0] - (x * x / b + x.powf(n))).abs() < 1e-12);
         assert!(
             (d[1] - (2.0 * x / b + n * x.powf(n - 1.0))).abs() < 1e-10,
