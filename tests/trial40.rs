@@ -1,0 +1,1168 @@
+//! An outside test suite written against API.md alone (session 40), by a user writing small real
+//! projects rather than one-liners: each module is one project of a few functions that call one
+//! another (free functions, `Self::` helpers, methods, across modules by `super::`/`crate::` paths),
+//! written in the idioms numeric Rust is written in (`std::f64::consts`, `mul_add`, `hypot`, `atan2`,
+//! `clamp`, `max(0.0)`, iterator chains with `zip`/`map`/`sum`/`fold`/`enumerate`, `match` on enums
+//! and integers, `while` with compound conditions, shadowing, tuple returns from helpers,
+//! `Differentiable` structs with `#[no_grad]` fields, `wrt(..)`).
+//!
+//! For each project: the value against the plain computation, `_grad` against central differences on
+//! seeded points (and by hand where a formula is short), `_grad_into` bit for bit equal to `_grad`,
+//! `_vjp` against `_jvp` (`c · (J t) = (c J) · t`) for vector results, `_jacobian` against differences,
+//! and at `order = 2` the Hessian against central differences of `_grad` and `_hvp` against the
+//! Hessian times `v`.
+
+// `&Vec<f64>` parameters and long argument lists are what the projects are written with.
+#![allow(
+    clippy::ptr_arg,
+    clippy::needless_range_loop,
+    clippy::type_complexity,
+    clippy::too_many_arguments
+)]
+
+mod common;
+
+use common::{assert_all_close, assert_close, fd_jacobian, Inputs};
+
+/// The gradient of `f` at `x` by fourth-order central differences.
+fn fd_grad(f: impl Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
+    fd_jacobian(|p| vec![f(p)], x).remove(0)
+}
+
+/// The derivative of a function of one variable by fourth-order central differences.
+fn fd1(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+    let h = 1e-4 * x.abs().max(1.0);
+    (8.0 * (f(x + h) - f(x - h)) - (f(x + 2.0 * h) - f(x - 2.0 * h))) / (12.0 * h)
+}
+
+/// `m v`.
+fn times(m: &[Vec<f64>], v: &[f64]) -> Vec<f64> {
+    m.iter()
+        .map(|row| row.iter().zip(v).map(|(a, b)| a * b).sum())
+        .collect()
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(a, b)| a * b).sum()
+}
+
+/// Checks a function of flat inputs at `x`: the value of `grad` is `f`'s, the gradient matches central
+/// differences of `f`.
+#[track_caller]
+fn check1(
+    what: &str,
+    x: &[f64],
+    f: impl Fn(&[f64]) -> f64,
+    grad: impl Fn(&[f64]) -> (f64, Vec<f64>),
+) -> Vec<f64> {
+    let what = format!("{what} at {x:?}");
+    let (v, g) = grad(x);
+    assert_close(v, f(x), 1e-12, &format!("{what}: value"));
+    assert_all_close(
+        &g,
+        &fd_grad(&f, x),
+        1e-6,
+        &format!("{what}: gradient vs differences"),
+    );
+    g
+}
+
+/// [`check1`], then the `_hessian`'s value and gradient against `grad`'s and its Hessian against
+/// central differences of the gradient (and symmetric). Returns the gradient and the Hessian.
+#[track_caller]
+fn check2(
+    what: &str,
+    x: &[f64],
+    f: impl Fn(&[f64]) -> f64,
+    grad: impl Fn(&[f64]) -> (f64, Vec<f64>),
+    hess: impl Fn(&[f64]) -> (f64, Vec<f64>, Vec<Vec<f64>>),
+) -> (Vec<f64>, Vec<Vec<f64>>) {
+    let g = check1(what, x, f, &grad);
+    let what = format!("{what} at {x:?}");
+    let (hv, hg, h) = hess(x);
+    assert_close(hv, grad(x).0, 1e-12, &format!("{what}: value of _hessian"));
+    assert_all_close(&hg, &g, 1e-10, &format!("{what}: gradient of _hessian"));
+    let by_differences = fd_jacobian(|p| grad(p).1, x);
+    assert_eq!(h.len(), x.len(), "{what}: Hessian rows");
+    for i in 0..x.len() {
+        assert_all_close(
+            &h[i],
+            &by_differences[i],
+            1e-6,
+            &format!("{what}: Hessian row {i} vs differences of _grad"),
+        );
+        for j in 0..x.len() {
+            assert_close(h[i][j], h[j][i], 1e-9, &format!("{what}: symmetry"));
+        }
+    }
+    (g, h)
+}
+
+/// `_hvp` (its value, gradient and product) against `_hessian`'s.
+#[track_caller]
+fn check_hvp(what: &str, hessian: &[Vec<f64>], g: &[f64], v: &[f64], hvp: (Vec<f64>, Vec<f64>)) {
+    assert_all_close(&hvp.0, g, 1e-10, &format!("{what}: gradient of _hvp"));
+    assert_all_close(&hvp.1, &times(hessian, v), 1e-9, &format!("{what}: _hvp"));
+}
+
+/// `c · (J t)` (from `_jvp`) against `(c J) · t` (from `_vjp`).
+#[track_caller]
+fn check_dual(what: &str, c: &[f64], jt: &[f64], cj: &[f64], t: &[f64]) {
+    let (a, b) = (dot(c, jt), dot(cj, t));
+    let scale: f64 = cj.iter().zip(t).map(|(g, t)| (g * t).abs()).sum::<f64>();
+    assert!(
+        (a - b).abs() <= 1e-11 * scale.max(1.0),
+        "{what}: c·(J t) = {a:e} but (c J)·t = {b:e}"
+    );
+}
+
+/// A Jacobian against central differences of the function.
+#[track_caller]
+fn check_jacobian(what: &str, x: &[f64], j: &[Vec<f64>], f: impl Fn(&[f64]) -> Vec<f64>) {
+    let by_differences = fd_jacobian(f, x);
+    assert_eq!(j.len(), by_differences.len(), "{what}: rows");
+    for (i, (a, e)) in j.iter().zip(&by_differences).enumerate() {
+        assert_all_close(a, e, 1e-6, &format!("{what} at {x:?}: row {i}"));
+    }
+}
+
+/// Several points of `n` coordinates in `[lo, hi)`, from `seed`.
+fn points(seed: u64, n: usize, count: usize, lo: f64, hi: f64) -> Vec<Vec<f64>> {
+    let mut r = Inputs(seed);
+    (0..count)
+        .map(|_| {
+            (0..n)
+                .map(|_| lo + (hi - lo) * (r.next() + 1.0) / 2.0)
+                .collect()
+        })
+        .collect()
+}
+
+fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (1) A scalar Kalman filter (local-level model): the log-likelihood of a series, by a step helper
+// that returns a tuple, at `order = 2` over the noise variances and the initial mean.
+
+mod kalman {
+    use super::*;
+    use autodiff::differentiable;
+    use std::f64::consts::PI;
+
+    /// `log N(resid; 0, s)`.
+    #[differentiable]
+    pub fn gauss_logpdf(resid: f64, s: f64) -> f64 {
+        -0.5 * ((2.0 * PI * s).ln() + resid * resid / s)
+    }
+
+    /// One predict-update step: the new mean and variance and the log-likelihood of `y`.
+    #[differentiable]
+    pub fn step(m: f64, p: f64, y: f64, q: f64, r: f64) -> (f64, f64, f64) {
+        let p = p + q;
+        let s = p + r;
+        let resid = y - m;
+        let k = p / s;
+        let m = k.mul_add(resid, m);
+        let p = (1.0 - k) * p;
+        (m, p, gauss_logpdf(resid, s))
+    }
+
+    #[differentiable(wrt(q, r, m0), order = 2)]
+    pub fn loglik(ys: &[f64], q: f64, r: f64, m0: f64, p0: f64) -> f64 {
+        let mut m = m0;
+        let mut p = p0;
+        let mut ll = 0.0;
+        for &y in ys {
+            let (m1, p1, l) = step(m, p, y, q, r);
+            m = m1;
+            p = p1;
+            ll += l;
+        }
+        ll
+    }
+
+    /// The same in log-parameters, as an optimiser sees it.
+    #[differentiable(wrt(theta), order = 2)]
+    pub fn neg_loglik(ys: &[f64], theta: [f64; 2]) -> f64 {
+        -loglik(ys, theta[0].exp(), theta[1].exp(), ys[0], 1.0)
+    }
+
+    /// The plain filter, as a statistician writes it.
+    fn reference(ys: &[f64], q: f64, r: f64, m0: f64, p0: f64) -> f64 {
+        let (mut m, mut p, mut ll) = (m0, p0, 0.0);
+        for &y in ys {
+            let pp = p + q;
+            let s = pp + r;
+            let e = y - m;
+            ll += -0.5 * ((2.0 * PI * s).ln() + e * e / s);
+            let k = pp / s;
+            m += k * e;
+            p = (1.0 - k) * pp;
+        }
+        ll
+    }
+
+    const YS: [f64; 7] = [0.3, 0.9, 0.4, 1.3, 1.1, 0.7, 1.6];
+
+    #[test]
+    fn loglik_value_gradient_hessian() {
+        for p in points(4001, 3, 12, 0.05, 1.5) {
+            let (q, r) = (p[0], p[1]);
+            let m0 = p[2] - 0.5;
+            let x = [q, r, m0];
+            assert_close(
+                loglik(&YS, q, r, m0, 0.8),
+                reference(&YS, q, r, m0, 0.8),
+                1e-12,
+                "loglik vs reference",
+            );
+            let grad = |x: &[f64]| {
+                let (v, (gq, gr, gm)) = loglik_grad(&YS, x[0], x[1], x[2], 0.8);
+                (v, vec![gq, gr, gm])
+            };
+            let (g, h) = check2(
+                "loglik",
+                &x,
+                |x| reference(&YS, x[0], x[1], x[2], 0.8),
+                grad,
+                |x| {
+                    let (v, (gq, gr, gm), h) = loglik_hessian(&YS, x[0], x[1], x[2], 0.8);
+                    (v, vec![gq, gr, gm], h)
+                },
+            );
+            let v = [0.3, -1.1, 0.7];
+            let (_, (gq, gr, gm), (hq, hr, hm)) =
+                loglik_hvp(&YS, q, r, m0, 0.8, (v[0], v[1], v[2]));
+            check_hvp(
+                "loglik",
+                &h,
+                &g,
+                &v,
+                (vec![gq, gr, gm], vec![hq, hr, hm]),
+            );
+            let (mut bq, mut br, mut bm) = (f64::NAN, f64::NAN, f64::NAN);
+            let value = loglik_grad_into(&YS, q, r, m0, 0.8, (&mut bq, &mut br, &mut bm));
+            assert_eq!(value.to_bits(), grad(&x).0.to_bits());
+            assert_eq!(bits(&[bq, br, bm]), bits(&g), "loglik_grad_into");
+        }
+    }
+
+    #[test]
+    fn neg_loglik_in_log_parameters() {
+        for p in points(4002, 2, 10, -2.0, 0.5) {
+            let (g, h) = check2(
+                "neg_loglik",
+                &p,
+                |t| -reference(&YS, t[0].exp(), t[1].exp(), YS[0], 1.0),
+                |t| {
+                    let (v, g) = neg_loglik_grad(&YS, [t[0], t[1]]);
+                    (v, g.to_vec())
+                },
+                |t| {
+                    let (v, g, h) = neg_loglik_hessian(&YS, [t[0], t[1]]);
+                    (v, g.to_vec(), h)
+                },
+            );
+            let (_, hg, hv) = neg_loglik_hvp(&YS, [p[0], p[1]], [1.0, -0.5]);
+            check_hvp("neg_loglik", &h, &g, &[1.0, -0.5], (hg.to_vec(), hv.to_vec()));
+            let mut buf = [f64::NAN; 2];
+            neg_loglik_grad_into(&YS, [p[0], p[1]], &mut buf);
+            assert_eq!(bits(&buf), bits(&g));
+        }
+    }
+
+    #[test]
+    fn step_vjp_against_jvp() {
+        for p in points(4003, 5, 10, 0.1, 1.4) {
+            let c = [0.7, -1.3, 0.4];
+            let t = [0.2, -0.5, 1.1, 0.9, -0.3];
+            let (val, cj) = step_vjp(p[0], p[1], p[2], p[3], p[4], (c[0], c[1], c[2]));
+            let (val2, jt) = step_jvp(p[0], p[1], p[2], p[3], p[4], (t[0], t[1], t[2], t[3], t[4]));
+            assert_eq!(val, step(p[0], p[1], p[2], p[3], p[4]));
+            assert_eq!(val, val2);
+            let cj = [cj.0, cj.1, cj.2, cj.3, cj.4];
+            check_dual("step", &c, &[jt.0, jt.1, jt.2], &cj, &t);
+            // Each output's row against differences.
+            let f = |x: &[f64]| {
+                let (a, b, l) = step(x[0], x[1], x[2], x[3], x[4]);
+                vec![a, b, l]
+            };
+            let j = fd_jacobian(f, &p);
+            let expected: Vec<f64> = (0..5).map(|k| (0..3).map(|i| c[i] * j[i][k]).sum()).collect();
+            assert_all_close(&cj, &expected, 1e-6, "step_vjp vs differences");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (2) Black-Scholes: the price through `libm::erf` (a registered gradient), `d1`/`d2` from a tuple
+// helper, and the greeks at `order = 2` (gamma, vanna, volga) and `order = 3` (speed) against their
+// closed forms.
+
+mod black_scholes {
+    use super::*;
+    use autodiff::{differentiable, gradient_of};
+    use std::f64::consts::{FRAC_1_SQRT_2, PI};
+
+    #[gradient_of(libm::erf)]
+    fn erf_vjp(x: f64, dy: f64) -> f64 {
+        dy * 2.0 / PI.sqrt() * (-x * x).exp()
+    }
+
+    #[differentiable]
+    pub fn norm_cdf(x: f64) -> f64 {
+        0.5 * (1.0 + libm::erf(x * FRAC_1_SQRT_2))
+    }
+
+    #[differentiable]
+    pub fn d1_d2(s: f64, k: f64, t: f64, r: f64, sigma: f64) -> (f64, f64) {
+        let vol = sigma * t.sqrt();
+        let d1 = ((s / k).ln() + (r + 0.5 * sigma.powi(2)) * t) / vol;
+        (d1, d1 - vol)
+    }
+
+    #[differentiable(wrt(s, sigma), order = 2)]
+    pub fn call(s: f64, k: f64, t: f64, r: f64, sigma: f64) -> f64 {
+        let (d1, d2) = d1_d2(s, k, t, r, sigma);
+        s * norm_cdf(d1) - k * (-r * t).exp() * norm_cdf(d2)
+    }
+
+    /// By put-call parity, every input active.
+    #[differentiable(order = 2)]
+    pub fn put(s: f64, k: f64, t: f64, r: f64, sigma: f64) -> f64 {
+        call(s, k, t, r, sigma) - s + k * (-r * t).exp()
+    }
+
+    #[differentiable(wrt(s), order = 3)]
+    pub fn call_in_spot(s: f64, k: f64, t: f64, r: f64, sigma: f64) -> f64 {
+        call(s, k, t, r, sigma)
+    }
+
+    fn pdf(x: f64) -> f64 {
+        (-0.5 * x * x).exp() / (2.0 * PI).sqrt()
+    }
+
+    fn market() -> Vec<Vec<f64>> {
+        points(4011, 5, 12, 0.0, 1.0)
+            .into_iter()
+            .map(|p| {
+                vec![
+                    80.0 + 40.0 * p[0],
+                    90.0 + 20.0 * p[1],
+                    0.2 + 1.5 * p[2],
+                    0.01 + 0.05 * p[3],
+                    0.1 + 0.4 * p[4],
+                ]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn greeks_against_closed_forms() {
+        for m in market() {
+            let (s, k, t, r, sigma) = (m[0], m[1], m[2], m[3], m[4]);
+            let (d1, d2) = d1_d2(s, k, t, r, sigma);
+            let price = s * norm_cdf(d1) - k * (-r * t).exp() * norm_cdf(d2);
+            let (v, (delta, vega), h) = call_hessian(s, k, t, r, sigma);
+            let what = format!("call at {m:?}");
+            assert_close(v, price, 1e-12, &what);
+            assert_close(delta, norm_cdf(d1), 1e-10, &format!("{what}: delta"));
+            assert_close(vega, s * pdf(d1) * t.sqrt(), 1e-10, &format!("{what}: vega"));
+            let gamma = pdf(d1) / (s * sigma * t.sqrt());
+            let vanna = -pdf(d1) * d2 / sigma;
+            let volga = s * pdf(d1) * t.sqrt() * d1 * d2 / sigma;
+            assert_close(h[0][0], gamma, 1e-9, &format!("{what}: gamma"));
+            assert_close(h[0][1], vanna, 1e-9, &format!("{what}: vanna"));
+            assert_close(h[1][0], vanna, 1e-9, &format!("{what}: vanna (symmetric)"));
+            assert_close(h[1][1], volga, 1e-9, &format!("{what}: volga"));
+            let (g, _) = check2(
+                "call",
+                &[s, sigma],
+                |x| call(x[0], k, t, r, x[1]),
+                |x| {
+                    let (v, (a, b)) = call_grad(x[0], k, t, r, x[1]);
+                    (v, vec![a, b])
+                },
+                |x| {
+                    let (v, (a, b), h) = call_hessian(x[0], k, t, r, x[1]);
+                    (v, vec![a, b], h)
+                },
+            );
+            let (_, (ga, gb), (ha, hb)) = call_hvp(s, k, t, r, sigma, (0.5, -2.0));
+            check_hvp("call", &h, &g, &[0.5, -2.0], (vec![ga, gb], vec![ha, hb]));
+            let (mut ba, mut bb) = (0.0, 0.0);
+            call_grad_into(s, k, t, r, sigma, (&mut ba, &mut bb));
+            assert_eq!(bits(&[ba, bb]), bits(&g));
+            // The third derivative in spot, speed = -gamma / s * (d1 / (sigma sqrt t) + 1).
+            let d = call_in_spot_derivatives(s, k, t, r, sigma);
+            assert_close(d[0], price, 1e-12, &format!("{what}: value of _derivatives"));
+            assert_close(d[1], norm_cdf(d1), 1e-10, &format!("{what}: delta of _derivatives"));
+            assert_close(d[2], gamma, 1e-9, &format!("{what}: gamma of _derivatives"));
+            let speed = -gamma / s * (d1 / (sigma * t.sqrt()) + 1.0);
+            assert_close(d[3], speed, 1e-9, &format!("{what}: speed"));
+        }
+    }
+
+    #[test]
+    fn put_all_inputs_at_order_2() {
+        for m in market() {
+            let (s, k, t, r, sigma) = (m[0], m[1], m[2], m[3], m[4]);
+            let (d1, d2) = d1_d2(s, k, t, r, sigma);
+            let (g, h) = check2(
+                "put",
+                &m,
+                |x| put(x[0], x[1], x[2], x[3], x[4]),
+                |x| {
+                    let (v, g) = put_grad(x[0], x[1], x[2], x[3], x[4]);
+                    (v, vec![g.0, g.1, g.2, g.3, g.4])
+                },
+                |x| {
+                    let (v, g, h) = put_hessian(x[0], x[1], x[2], x[3], x[4]);
+                    (v, vec![g.0, g.1, g.2, g.3, g.4], h)
+                },
+            );
+            // Put delta, rho and theta by hand.
+            let what = format!("put at {m:?}");
+            assert_close(g[0], norm_cdf(d1) - 1.0, 1e-10, &format!("{what}: delta"));
+            assert_close(
+                g[3],
+                -k * t * (-r * t).exp() * norm_cdf(-d2),
+                1e-10,
+                &format!("{what}: rho"),
+            );
+            let dt = s * pdf(d1) * sigma / (2.0 * t.sqrt()) - r * k * (-r * t).exp() * norm_cdf(-d2);
+            assert_close(g[2], dt, 1e-10, &format!("{what}: -theta"));
+            let v = [1.0, -0.3, 0.2, 0.5, -1.0];
+            let (_, hg, hv) = put_hvp(s, k, t, r, sigma, (v[0], v[1], v[2], v[3], v[4]));
+            check_hvp(
+                "put",
+                &h,
+                &g,
+                &v,
+                (
+                    vec![hg.0, hg.1, hg.2, hg.3, hg.4],
+                    vec![hv.0, hv.1, hv.2, hv.3, hv.4],
+                ),
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (3) A 1-D heat equation, explicit Euler: a Laplacian written into an output parameter, the solver
+// returning the final state (its `_jacobian`), and a loss over it at `order = 2`.
+
+mod heat {
+    use super::*;
+    use autodiff::differentiable;
+
+    /// The discrete Laplacian of the interior points; the two boundary values stay fixed.
+    #[differentiable]
+    pub fn laplacian(u: &[f64], out: &mut [f64]) {
+        let n = u.len();
+        out[0] = 0.0;
+        out[n - 1] = 0.0;
+        for i in 1..n - 1 {
+            out[i] = u[i - 1] - 2.0 * u[i] + u[i + 1];
+        }
+    }
+
+    #[differentiable(wrt(u0, alpha))]
+    pub fn final_state(u0: &[f64], alpha: f64, steps: usize) -> Vec<f64> {
+        let n = u0.len();
+        let mut u = vec![0.0; n];
+        for i in 0..n {
+            u[i] = u0[i];
+        }
+        let mut lap = vec![0.0; n];
+        for _ in 0..steps {
+            laplacian(&u, &mut lap);
+            for i in 1..n - 1 {
+                u[i] += alpha * lap[i];
+            }
+        }
+        u
+    }
+
+    #[differentiable(wrt(u0, alpha), order = 2)]
+    pub fn loss(u0: &[f64], alpha: f64, target: &[f64], steps: usize) -> f64 {
+        let u = final_state(u0, alpha, steps);
+        0.5 * u
+            .iter()
+            .zip(target)
+            .map(|(a, b)| (a - b).powi(2))
+            .sum::<f64>()
+    }
+
+    fn reference(u0: &[f64], alpha: f64, steps: usize) -> Vec<f64> {
+        let mut u = u0.to_vec();
+        for _ in 0..steps {
+            let old = u.clone();
+            for i in 1..u.len() - 1 {
+                u[i] = old[i] + alpha * (old[i - 1] - 2.0 * old[i] + old[i + 1]);
+            }
+        }
+        u
+    }
+
+    const TARGET: [f64; 6] = [0.0, 0.2, 0.5, 0.4, 0.1, 0.0];
+
+    #[test]
+    fn final_state_jacobian_and_duality() {
+        for p in points(4021, 7, 10, 0.0, 1.0) {
+            let (u0, alpha) = (&p[..6], 0.05 + 0.3 * p[6]);
+            let mut x = u0.to_vec();
+            x.push(alpha);
+            let u = final_state(u0, alpha, 5);
+            assert_all_close(&u, &reference(u0, alpha, 5), 1e-14, "final_state");
+            let j = final_state_jacobian(u0, alpha, 5);
+            assert_eq!((j.len(), j[0].len()), (6, 7));
+            check_jacobian("final_state", &x, &j, |q| reference(&q[..6], q[6], 5));
+            let c = [0.3, -1.0, 0.5, 2.0, -0.7, 1.2];
+            let t: Vec<f64> = (0..7).map(|i| (i as f64 * 0.7).sin()).collect();
+            let (v1, (cu, ca)) = final_state_vjp(u0, alpha, 5, c.to_vec());
+            let (v2, jt) = final_state_jvp(u0, alpha, 5, (t[..6].to_vec(), t[6]));
+            assert_eq!(bits(&v1), bits(&u));
+            assert_eq!(bits(&v2), bits(&u));
+            let mut cj = cu.clone();
+            cj.push(ca);
+            check_dual("final_state", &c, &jt, &cj, &t);
+        }
+    }
+
+    #[test]
+    fn loss_at_order_2() {
+        for p in points(4022, 7, 10, 0.0, 1.0) {
+            let mut x = p.clone();
+            x[6] = 0.05 + 0.3 * p[6];
+            let (g, h) = check2(
+                "heat loss",
+                &x,
+                |q| {
+                    let u = reference(&q[..6], q[6], 4);
+                    0.5 * u.iter().zip(TARGET).map(|(a, b)| (a - b).powi(2)).sum::<f64>()
+                },
+                |q| {
+                    let (v, (gu, ga)) = loss_grad(&q[..6], q[6], &TARGET, 4);
+                    (v, [gu, vec![ga]].concat())
+                },
+                |q| {
+                    let (v, (gu, ga), h) = loss_hessian(&q[..6], q[6], &TARGET, 4);
+                    (v, [gu, vec![ga]].concat(), h)
+                },
+            );
+            let v: Vec<f64> = (0..7).map(|i| 1.0 - 0.3 * i as f64).collect();
+            let (_, (gu, ga), (hu, ha)) = loss_hvp(&x[..6], x[6], &TARGET, 4, (v[..6].to_vec(), v[6]));
+            check_hvp(
+                "heat loss",
+                &h,
+                &g,
+                &v,
+                ([gu, vec![ga]].concat(), [hu, vec![ha]].concat()),
+            );
+            let mut bu = vec![f64::NAN; 6];
+            let mut ba = f64::NAN;
+            let value = loss_grad_into(&x[..6], x[6], &TARGET, 4, (&mut bu, &mut ba));
+            assert_eq!(value.to_bits(), loss(&x[..6], x[6], &TARGET, 4).to_bits());
+            bu.push(ba);
+            assert_eq!(bits(&bu), bits(&g), "loss_grad_into");
+        }
+    }
+
+    #[test]
+    fn laplacian_outputs() {
+        let u = [0.1, 0.5, -0.2, 0.9, 0.3];
+        let mut out = [f64::NAN; 5];
+        let c = [0.4, 1.0, -2.0, 0.5, 3.0];
+        let gu = laplacian_vjp(&u, &mut out, &c);
+        assert_eq!(out[0], 0.0);
+        assert_close(out[2], 0.5 + 0.4 + 0.9, 1e-15, "laplacian");
+        // The transpose of the second-difference matrix applied to the interior cotangents.
+        let mut expected = [0.0; 5];
+        for i in 1..4 {
+            expected[i - 1] += c[i];
+            expected[i] -= 2.0 * c[i];
+            expected[i + 1] += c[i];
+        }
+        assert_all_close(&gu, &expected, 1e-15, "laplacian_vjp");
+        let j = laplacian_jacobian(&u, &mut out);
+        assert_eq!(j.len(), 5);
+        assert_eq!(j[2], vec![0.0, 1.0, -2.0, 1.0, 0.0]);
+        assert_eq!(j[0], vec![0.0; 5]);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (4) A mass-spring chain whose parameters are a `Differentiable` struct with `#[no_grad]` data: the
+// energy as a method with `wrt(self, x)` at `order = 2`, an associated helper called by `Self::`, and a
+// free function in another module calling the method through `super::`.
+
+mod springs {
+    use super::*;
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Chain {
+        pub k: Vec<f64>,
+        pub rest: Vec<f64>,
+        pub gravity: f64,
+        #[no_grad]
+        pub masses: Vec<f64>,
+        #[no_grad]
+        pub anchored: bool,
+    }
+
+    impl Chain {
+        #[differentiable]
+        fn spring(k: f64, rest: f64, a: f64, b: f64) -> f64 {
+            let d = (b - a).abs() - rest;
+            0.5 * k * d * d
+        }
+
+        #[differentiable(wrt(self, x), order = 2)]
+        pub fn energy(&self, x: &[f64]) -> f64 {
+            let mut e = 0.0;
+            for i in 0..x.len() - 1 {
+                e += Self::spring(self.k[i], self.rest[i], x[i], x[i + 1]);
+            }
+            let potential: f64 = x
+                .iter()
+                .zip(&self.masses)
+                .map(|(xi, m)| m * self.gravity * xi)
+                .sum();
+            if self.anchored {
+                e += 50.0 * x[0] * x[0];
+            }
+            e + potential
+        }
+    }
+
+    pub mod analysis {
+        use super::Chain;
+        use autodiff::differentiable;
+
+        /// The energy with the chain stretched by `scale`, a quantity a user sweeps.
+        #[differentiable(wrt(scale), order = 3)]
+        pub fn stretched(c: &Chain, x: &[f64], scale: f64) -> f64 {
+            let mut y = vec![0.0; x.len()];
+            for (i, &xi) in x.iter().enumerate() {
+                y[i] = xi * scale;
+            }
+            c.energy(&y)
+        }
+    }
+
+    fn chain(p: &[f64], anchored: bool) -> Chain {
+        Chain {
+            k: p[0..3].to_vec(),
+            rest: p[3..6].to_vec(),
+            gravity: p[6],
+            masses: vec![1.0, 2.0, 0.5, 1.5],
+            anchored,
+        }
+    }
+
+    fn by_hand(c: &Chain, x: &[f64]) -> f64 {
+        let mut e = 0.0;
+        for i in 0..3 {
+            let d = (x[i + 1] - x[i]).abs() - c.rest[i];
+            e += 0.5 * c.k[i] * d * d;
+        }
+        for i in 0..4 {
+            e += c.masses[i] * c.gravity * x[i];
+        }
+        if c.anchored {
+            e += 50.0 * x[0] * x[0];
+        }
+        e
+    }
+
+    #[test]
+    fn energy_over_parameters_and_positions() {
+        for (n, p) in points(4031, 11, 12, 0.2, 1.2).into_iter().enumerate() {
+            let anchored = n % 2 == 0;
+            let c = chain(&p, anchored);
+            // Positions increasing, so no spring is at zero length.
+            let x: Vec<f64> = (0..4).map(|i| i as f64 * 1.5 + 0.3 * p[7 + i]).collect();
+            let flat: Vec<f64> = c.to_flat().into_iter().chain(x.iter().copied()).collect();
+            assert_eq!(flat.len(), 11);
+            let split = |q: &[f64]| (c.from_flat(&q[..7]), q[7..].to_vec());
+            let (g, h) = check2(
+                "energy",
+                &flat,
+                |q| {
+                    let (c, x) = split(q);
+                    by_hand(&c, &x)
+                },
+                |q| {
+                    let (c, x) = split(q);
+                    let (v, (gc, gx)) = c.energy_grad(&x);
+                    assert_eq!(gc.masses, c.masses, "#[no_grad] copied");
+                    assert_eq!(gc.anchored, c.anchored, "#[no_grad] copied");
+                    (v, [gc.to_flat(), gx].concat())
+                },
+                |q| {
+                    let (c, x) = split(q);
+                    let (v, (gc, gx), h) = c.energy_hessian(&x);
+                    (v, [gc.to_flat(), gx].concat(), h)
+                },
+            );
+            // The gravity derivative is the total weight times position, by hand.
+            let weighted: f64 = (0..4).map(|i| c.masses[i] * x[i]).sum();
+            assert_close(g[6], weighted, 1e-12, "d energy / d gravity");
+            let v: Vec<f64> = (0..11).map(|i| (i as f64).cos()).collect();
+            let (_, (gc, gx), (hc, hx)) = c.energy_hvp(&x, (c.from_flat(&v[..7]), v[7..].to_vec()));
+            check_hvp(
+                "energy",
+                &h,
+                &g,
+                &v,
+                ([gc.to_flat(), gx].concat(), [hc.to_flat(), hx].concat()),
+            );
+        }
+    }
+
+    #[test]
+    fn stretched_derivatives() {
+        for p in points(4032, 7, 10, 0.2, 1.2) {
+            let c = chain(&p, false);
+            let x = [0.0, 1.1, 2.3, 3.2];
+            for scale in [0.8, 1.0, 1.3] {
+                let d = analysis::stretched_derivatives(&c, &x, scale);
+                let f = |s: f64| {
+                    let y: Vec<f64> = x.iter().map(|v| v * s).collect();
+                    by_hand(&c, &y)
+                };
+                assert_close(d[0], f(scale), 1e-12, "stretched");
+                assert_close(d[1], fd1(f, scale), 1e-7, "stretched'");
+                let g = |s: f64| analysis::stretched_grad(&c, &x, s).1;
+                assert_close(d[1], g(scale), 1e-12, "stretched' vs _grad");
+                assert_close(d[2], fd1(g, scale), 1e-7, "stretched''");
+                // The energy is a quadratic in `scale` plus a linear term: no third derivative.
+                assert_close(d[3], 0.0, 1e-9, "stretched'''");
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (5) Logistic regression with an L2 penalty, trained by an Adam step written by the user that takes
+// `_grad_into` into buffers reused across iterations.
+
+mod logreg {
+    use super::*;
+    use autodiff::differentiable;
+
+    /// `ln(1 + e^z)` without overflow.
+    #[differentiable]
+    pub fn log1pexp(z: f64) -> f64 {
+        if z > 0.0 {
+            z + (-z).exp().ln_1p()
+        } else {
+            z.exp().ln_1p()
+        }
+    }
+
+    #[differentiable]
+    pub fn margin(w: &[f64], b: f64, x: &[f64]) -> f64 {
+        w.iter().zip(x).map(|(wi, xi)| wi * xi).sum::<f64>() + b
+    }
+
+    #[differentiable(wrt(w, b), order = 2)]
+    pub fn loss(w: &[f64], b: f64, xs: &[Vec<f64>], ys: &[f64], lambda: f64) -> f64 {
+        let n = xs.len() as f64;
+        let mut data = 0.0;
+        for (x, &y) in xs.iter().zip(ys) {
+            let z = margin(w, b, x);
+            data += log1pexp(z) - y * z;
+        }
+        let reg = 0.5 * lambda * w.iter().map(|v| v * v).sum::<f64>();
+        data / n + reg
+    }
+
+    fn data() -> (Vec<Vec<f64>>, Vec<f64>) {
+        let mut r = Inputs(4041);
+        let xs: Vec<Vec<f64>> = (0..20).map(|_| r.vec(3)).collect();
+        let ys = xs
+            .iter()
+            .map(|x| f64::from(u8::from(x[0] - 0.5 * x[1] + 0.2 * r.next() > 0.0)))
+            .collect();
+        (xs, ys)
+    }
+
+    fn by_hand(w: &[f64], b: f64, xs: &[Vec<f64>], ys: &[f64], lambda: f64) -> (Vec<f64>, f64) {
+        let n = xs.len() as f64;
+        let mut gw: Vec<f64> = w.iter().map(|v| lambda * v).collect();
+        let mut gb = 0.0;
+        for (x, y) in xs.iter().zip(ys) {
+            let z = dot(w, x) + b;
+            let e = common::sigmoid(z) - y;
+            for j in 0..w.len() {
+                gw[j] += e * x[j] / n;
+            }
+            gb += e / n;
+        }
+        (gw, gb)
+    }
+
+    #[test]
+    fn gradient_and_hessian() {
+        let (xs, ys) = data();
+        for p in points(4042, 4, 10, -3.0, 3.0) {
+            let (gw, gb) = by_hand(&p[..3], p[3], &xs, &ys, 0.1);
+            let (_, (aw, ab)) = loss_grad(&p[..3], p[3], &xs, &ys, 0.1);
+            assert_all_close(&aw, &gw, 1e-12, "loss gradient by hand");
+            assert_close(ab, gb, 1e-12, "loss gradient by hand");
+            let (g, h) = check2(
+                "logreg",
+                &p,
+                |q| loss(&q[..3], q[3], &xs, &ys, 0.1),
+                |q| {
+                    let (v, (gw, gb)) = loss_grad(&q[..3], q[3], &xs, &ys, 0.1);
+                    (v, [gw, vec![gb]].concat())
+                },
+                |q| {
+                    let (v, (gw, gb), h) = loss_hessian(&q[..3], q[3], &xs, &ys, 0.1);
+                    (v, [gw, vec![gb]].concat(), h)
+                },
+            );
+            let v = [0.5, 1.0, -1.0, 2.0];
+            let (_, (gw, gb), (hw, hb)) = loss_hvp(&p[..3], p[3], &xs, &ys, 0.1, (v[..3].to_vec(), v[3]));
+            check_hvp(
+                "logreg",
+                &h,
+                &g,
+                &v,
+                ([gw, vec![gb]].concat(), [hw, vec![hb]].concat()),
+            );
+        }
+    }
+
+    #[test]
+    fn adam_with_grad_into() {
+        let (xs, ys) = data();
+        let mut w = vec![0.0; 3];
+        let mut b = 0.0;
+        let (mut m, mut v) = (vec![0.0; 4], vec![0.0; 4]);
+        let mut gw = vec![0.0; 3];
+        let mut gb = 0.0;
+        let (beta1, beta2, lr) = (0.9, 0.999, 0.05);
+        let first = loss(&w, b, &xs, &ys, 0.01);
+        let mut last = first;
+        for step in 1..=200 {
+            let value = loss_grad_into(&w, b, &xs, &ys, 0.01, (&mut gw, &mut gb));
+            let (expected, (ew, eb)) = loss_grad(&w, b, &xs, &ys, 0.01);
+            assert_eq!(value.to_bits(), expected.to_bits());
+            assert_eq!(bits(&gw), bits(&ew), "step {step}");
+            assert_eq!(gb.to_bits(), eb.to_bits(), "step {step}");
+            for (i, g) in gw.iter().copied().chain([gb]).enumerate() {
+                m[i] = beta1 * m[i] + (1.0 - beta1) * g;
+                v[i] = beta2 * v[i] + (1.0 - beta2) * g * g;
+                let mh = m[i] / (1.0 - f64::powi(beta1, step));
+                let vh = v[i] / (1.0 - f64::powi(beta2, step));
+                let delta = lr * mh / (vh.sqrt() + 1e-8);
+                if i < 3 {
+                    w[i] -= delta;
+                } else {
+                    b -= delta;
+                }
+            }
+            last = value;
+        }
+        assert!(last < 0.6 * first, "Adam reduced the loss from {first} to {last}");
+        // At the end the gradient is small.
+        let (_, (gw, gb)) = loss_grad(&w, b, &xs, &ys, 0.01);
+        assert!(gw.iter().chain([&gb]).all(|g| g.abs() < 0.05), "{gw:?} {gb}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (6) A Gaussian-process log marginal likelihood with a hand-written Cholesky factorisation into an
+// output parameter and a forward substitution returning a `Vec`, at `order = 2` over the three
+// log-hyperparameters.
+
+mod gp {
+    use super::*;
+    use autodiff::differentiable;
+    use std::f64::consts::PI;
+
+    #[differentiable]
+    pub fn kernel(a: f64, b: f64, ell: f64, sf2: f64) -> f64 {
+        let d = (a - b) / ell;
+        sf2 * (-0.5 * d * d).exp()
+    }
+
+    /// The lower Cholesky factor of the `n × n` row-major `a` into `l`.
+    #[differentiable]
+    pub fn cholesky(a: &[f64], n: usize, l: &mut [f64]) {
+        for i in 0..n * n {
+            l[i] = 0.0;
+        }
+        for j in 0..n {
+            let mut s = a[j * n + j];
+            for k in 0..j {
+                s -= l[j * n + k] * l[j * n + k];
+            }
+            let d = s.sqrt();
+            l[j * n + j] = d;
+            for i in j + 1..n {
+                let mut t = a[i * n + j];
+                for k in 0..j {
+                    t -= l[i * n + k] * l[j * n + k];
+                }
+                l[i * n + j] = t / d;
+            }
+        }
+    }
+
+    /// Solves `l z = y` for a lower-triangular `l`.
+    #[differentiable]
+    pub fn forward_sub(l: &[f64], n: usize, y: &[f64]) -> Vec<f64> {
+        let mut z = vec![0.0; n];
+        for i in 0..n {
+            let mut s = y[i];
+            for k in 0..i {
+                s -= l[i * n + k] * z[k];
+            }
+            z[i] = s / l[i * n + i];
+        }
+        z
+    }
+
+    #[differentiable(wrt(theta), order = 2)]
+    pub fn log_marginal(x: &[f64], y: &[f64], theta: [f64; 3]) -> f64 {
+        let ell = theta[0].exp();
+        let sf2 = (2.0 * theta[1]).exp();
+        let sn2 = (2.0 * theta[2]).exp();
+        let n = x.len();
+        let mut k = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                k[i * n + j] = kernel(x[i], x[j], ell, sf2);
+            }
+            k[i * n + i] += sn2;
+        }
+        let mut l = vec![0.0; n * n];
+        cholesky(&k, n, &mut l);
+        let z = forward_sub(&l, n, y);
+        let mut log_det = 0.0;
+        for i in 0..n {
+            log_det += l[i * n + i].ln();
+        }
+        -0.5 * z.iter().map(|v| v * v).sum::<f64>() - log_det - 0.5 * n as f64 * (2.0 * PI).ln()
+    }
+
+    /// The same by an explicit inverse and determinant for 3 points (Cramer's rule).
+    fn by_hand(x: &[f64], y: &[f64], theta: &[f64]) -> f64 {
+        let (ell, sf2, sn2) = (theta[0].exp(), (2.0 * theta[1]).exp(), (2.0 * theta[2]).exp());
+        let k = |i: usize, j: usize| {
+            let d = (x[i] - x[j]) / ell;
+            sf2 * (-0.5 * d * d).exp() + if i == j { sn2 } else { 0.0 }
+        };
+        let m = [
+            [k(0, 0), k(0, 1), k(0, 2)],
+            [k(1, 0), k(1, 1), k(1, 2)],
+            [k(2, 0), k(2, 1), k(2, 2)],
+        ];
+        let det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+        let cof = |i: usize, j: usize| {
+            let r: Vec<usize> = (0..3).filter(|&a| a != j).collect();
+            let c: Vec<usize> = (0..3).filter(|&a| a != i).collect();
+            let minor = m[r[0]][c[0]] * m[r[1]][c[1]] - m[r[0]][c[1]] * m[r[1]][c[0]];
+            if (i + j) % 2 == 0 {
+                minor
+            } else {
+                -minor
+            }
+        };
+        let mut quad = 0.0;
+        for i in 0..3 {
+            for j in 0..3 {
+                quad += y[i] * cof(i, j) / det * y[j];
+            }
+        }
+        -0.5 * quad - 0.5 * det.ln() - 1.5 * (2.0 * PI).ln()
+    }
+
+    #[test]
+    fn log_marginal_at_order_2() {
+        let x = [-0.8, 0.1, 0.9];
+        let y = [0.3, -0.4, 0.8];
+        for p in points(4051, 3, 12, -1.0, 0.5) {
+            let (g, h) = check2(
+                "gp",
+                &p,
+                |t| by_hand(&x, &y, t),
+                |t| {
+                    let (v, g) = log_marginal_grad(&x, &y, [t[0], t[1], t[2]]);
+                    (v, g.to_vec())
+                },
+                |t| {
+                    let (v, g, h) = log_marginal_hessian(&x, &y, [t[0], t[1], t[2]]);
+                    (v, g.to_vec(), h)
+                },
+            );
+            let v = [0.2, 1.0, -0.6];
+            let (_, hg, hv) = log_marginal_hvp(&x, &y, [p[0], p[1], p[2]], v);
+            check_hvp("gp", &h, &g, &v, (hg.to_vec(), hv.to_vec()));
+            let mut buf = [f64::NAN; 3];
+            log_marginal_grad_into(&x, &y, [p[0], p[1], p[2]], &mut buf);
+            assert_eq!(bits(&buf), bits(&g));
+        }
+    }
+
+    #[test]
+    fn cholesky_factor_derivatives() {
+        let a = [4.0, 1.2, 0.4, 1.2, 3.0, -0.5, 0.4, -0.5, 2.0];
+        let mut l = [f64::NAN; 9];
+        let j = cholesky_jacobian(&a, 3, &mut l);
+        // Columns: `a`, then the incoming `l` (see below), whose columns are zero.
+        assert_eq!((j.len(), j[0].len()), (9, 18));
+        assert!(j.iter().all(|row| row[9..].iter().all(|&v| v == 0.0)));
+        let j: Vec<Vec<f64>> = j.iter().map(|row| row[..9].to_vec()).collect();
+        assert_close(l[0], 2.0, 1e-15, "l00");
+        check_jacobian("cholesky", &a, &j, |q| {
+            let mut l = vec![0.0; 9];
+            cholesky(q, 3, &mut l);
+            l
+        });
+        let c: Vec<f64> = (0..9).map(|i| 1.0 / (1.0 + i as f64)).collect();
+        let t: Vec<f64> = (0..9).map(|i| (i as f64).sin()).collect();
+        // `l` is zeroed by a loop before it is read, which the macro does not prove covers it: its
+        // incoming value counts as an input (as in trial39's `spring_chain`), with a zero gradient.
+        let (cj, cl) = cholesky_vjp(&a, 3, &mut l, &c);
+        assert_eq!(cl, vec![0.0; 9], "the incoming l is overwritten");
+        let mut jt = vec![0.0; 9];
+        cholesky_jvp(&a, 3, &mut l, (t.clone(), vec![1.0; 9]), &mut jt);
+        check_dual("cholesky", &c, &jt, &cj, &t);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (7) Forward kinematics of a planar arm: joint angles as `[f64; N]` with `const N: usize`, the tip
+// position's `_jacobian` against the closed form, and a reach loss with `hypot`, `atan2` and a
+// `clamp`ed joint-limit penalty at `order = 2`.
+
+mod arm {
+    use super::*;
+    use autodiff::differentiable;
+    use std::f64::consts::FRAC_PI_2;
+
+    #[differentiable(wrt(theta))]
+    pub fn tip<const N: usize>(theta: [f64; N], len: &[f64; N]) -> [f64; 2] {
+        let mut x = 0.0;
+        let mut y = 0.0;
+        let mut phi = 0.0;
+        for i in 0..N {
+            phi += theta[i];
+            x += len[i] * phi.cos();
+            y += len[i] * phi.sin();
+        }
+        [x, y]
+    }
+
+    #[differentiable]
+    pub fn limit_penalty(angle: f64, limit: f64) -> f64 {
+        let over = (angle.abs() - limit).max(0.0);
+        over * over
+    }
+
+    #[differentiable(wrt(theta), order = 2)]
+    pub fn reach<const N: usize>(theta: [f64; N], len: &[f64; N], target: [f64; 2]) -> f64 {
+        let p = tip(theta, len);
+        let miss = (p[0] - target[0]).hypot(p[1] - target[1]);
+        let heading = p[1].atan2(p[0]) - target[1].atan2(target[0]);
+        let mut penalty = 0.0;
+        for &a in theta.iter() {
+            penalty += limit_penalty(a.clamp(-3.0, 3.0), FRAC_PI_2);
+        }
+        miss * miss + 0.1 * heading * heading + penalty
+    }
+
+    const LEN: [f64; 3] = [1.0, 0.8, 0.5];
+
+    fn reach_by_hand(t: &[f64], target: [f64; 2]) -> f64 {
+        let (mut x, mut y, mut phi) = (0.0, 0.0, 0.0);
+        for i in 0..3 {
+            phi += t[i];
+            x += LEN[i] * phi.cos();
+            y += LEN[i] * phi.sin();
+        }
+        let heading = y.atan2(x) - target[1].atan2(target[0]);
+        let penalty: f64 = t
+            .iter()
+            .map(|a| (a.clamp(-3.0, 3.0).abs() - FRAC_PI_2).max(0.0).powi(2))
+            .sum();
+        (x - target[0]).powi(2) + (y - target[1]).powi(2) + 0.1 * heading * heading + penalty
+    }
+
+    #[test]
+    fn tip_jacobian_closed_form() {
+        for p in points(4061, 3, 12, -2.0, 2.0) {
+            let theta = [p[0], p[1], p[2]];
+            let j = tip_jacobian(theta, &LEN);
+            let mut phi = [0.0; 3];
+            let mut acc = 0.0;
+            for i in 0..3 {
+                acc += theta[i];
+                phi[i] = acc;
+            }
+            for k in 0..3 {
+                let dx: f64 = (k..3).map(|i| -LEN[i] * phi[i].sin()).sum();
+                let dy: f64 = (k..3).map(|i| LEN[i] * phi[i].cos()).sum();
+                assert_close(j[0][k], dx, 1e-14, "dx/dtheta");
+                assert_close(j[1][k], dy, 1e-14, "dy/dtheta");
+            }
+            let c = [0.7, -1.2];
+            let t = [0.3, 0.1, -0.9];
+            let (v, cj) = tip_vjp(theta, &LEN, c);
+            let (v2, jt) = tip_jvp(theta, &LEN, t);
+            assert_eq!(v, tip(theta, &LEN));
+            assert_eq!(v2, v);
+            check_dual("tip", &c, &jt, &cj, &t);
+        }
+    }
+
+    #[test]
+    fn reach_at_order_2() {
+        let target = [1.2, 0.9];
+        // Points inside and outside the joint limits (not at a kink).
+        for p in points(4062, 3, 14, -2.8, 2.8) {
+            if p.iter().any(|a| (a.abs() - FRAC_PI_2).abs() < 1e-2) {
+                continue;
+            }
+            let (g, h) = check2(
+                "reach",
+                &p,
+                |t| reach_by_hand(t, target),
+                |t| {
+                    let (v, g) = reach_grad([t[0], t[1], t[2]], &LEN, target);
+                    (v, g.to_vec())
+                },
+                |t| {
+                    let (v, g, h) = reach_hessian([t[0], t[1], t[2]], &LEN, target);
+                    (v, g.to_vec(), h)
+                },
+            );
+            let v = [1.0, 0.5, -0.25];
+            let (_, hg, hv) = reach_hvp([p[0], p[1], p[2]], &LEN, target, v);
+            check_hvp("reach", &h, &g, &v, (hg.to_vec(), hv.to_vec()));
+            let mut buf = [0.0; 3];
+            reach_grad_into([p[0], p[1], p[2]], &LEN, target, &mut buf);
+            assert_eq!(bits(&buf), bits(&g));
+        }
+    }
+
+    #[test]
+    fn a_two_link_arm_by_the_same_generic_code() {
+        let len = [1.0, 1.0];
+        let j = tip_jacobian([0.0, FRAC_PI_2], &len);
+        // Tip at (1, 1): dx = (-1, -1), dy = (1, 0).
+        assert_all_close(&j[0], &[-1.0, -1.0], 1e-15, "two-link dx");
+        assert_all_close(&j[1], &[1.0, 0.0], 1e-15, "two-link dy");
+    }
+}
