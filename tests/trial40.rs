@@ -235,13 +235,7 @@ mod kalman {
             let v = [0.3, -1.1, 0.7];
             let (_, (gq, gr, gm), (hq, hr, hm)) =
                 loglik_hvp(&YS, q, r, m0, 0.8, (v[0], v[1], v[2]));
-            check_hvp(
-                "loglik",
-                &h,
-                &g,
-                &v,
-                (vec![gq, gr, gm], vec![hq, hr, hm]),
-            );
+            check_hvp("loglik", &h, &g, &v, (vec![gq, gr, gm], vec![hq, hr, hm]));
             let (mut bq, mut br, mut bm) = (f64::NAN, f64::NAN, f64::NAN);
             let value = loglik_grad_into(&YS, q, r, m0, 0.8, (&mut bq, &mut br, &mut bm));
             assert_eq!(value.to_bits(), grad(&x).0.to_bits());
@@ -266,7 +260,13 @@ mod kalman {
                 },
             );
             let (_, hg, hv) = neg_loglik_hvp(&YS, [p[0], p[1]], [1.0, -0.5]);
-            check_hvp("neg_loglik", &h, &g, &[1.0, -0.5], (hg.to_vec(), hv.to_vec()));
+            check_hvp(
+                "neg_loglik",
+                &h,
+                &g,
+                &[1.0, -0.5],
+                (hg.to_vec(), hv.to_vec()),
+            );
             let mut buf = [f64::NAN; 2];
             neg_loglik_grad_into(&YS, [p[0], p[1]], &mut buf);
             assert_eq!(bits(&buf), bits(&g));
@@ -290,7 +290,9 @@ mod kalman {
                 vec![a, b, l]
             };
             let j = fd_jacobian(f, &p);
-            let expected: Vec<f64> = (0..5).map(|k| (0..3).map(|i| c[i] * j[i][k]).sum()).collect();
+            let expected: Vec<f64> = (0..5)
+                .map(|k| (0..3).map(|i| c[i] * j[i][k]).sum())
+                .collect();
             assert_all_close(&cj, &expected, 1e-6, "step_vjp vs differences");
         }
     }
@@ -369,7 +371,12 @@ mod black_scholes {
             let what = format!("call at {m:?}");
             assert_close(v, price, 1e-12, &what);
             assert_close(delta, norm_cdf(d1), 1e-10, &format!("{what}: delta"));
-            assert_close(vega, s * pdf(d1) * t.sqrt(), 1e-10, &format!("{what}: vega"));
+            assert_close(
+                vega,
+                s * pdf(d1) * t.sqrt(),
+                1e-10,
+                &format!("{what}: vega"),
+            );
             let gamma = pdf(d1) / (s * sigma * t.sqrt());
             let vanna = -pdf(d1) * d2 / sigma;
             let volga = s * pdf(d1) * t.sqrt() * d1 * d2 / sigma;
@@ -397,8 +404,18 @@ mod black_scholes {
             assert_eq!(bits(&[ba, bb]), bits(&g));
             // The third derivative in spot, speed = -gamma / s * (d1 / (sigma sqrt t) + 1).
             let d = call_in_spot_derivatives(s, k, t, r, sigma);
-            assert_close(d[0], price, 1e-12, &format!("{what}: value of _derivatives"));
-            assert_close(d[1], norm_cdf(d1), 1e-10, &format!("{what}: delta of _derivatives"));
+            assert_close(
+                d[0],
+                price,
+                1e-12,
+                &format!("{what}: value of _derivatives"),
+            );
+            assert_close(
+                d[1],
+                norm_cdf(d1),
+                1e-10,
+                &format!("{what}: delta of _derivatives"),
+            );
             assert_close(d[2], gamma, 1e-9, &format!("{what}: gamma of _derivatives"));
             let speed = -gamma / s * (d1 / (sigma * t.sqrt()) + 1.0);
             assert_close(d[3], speed, 1e-9, &format!("{what}: speed"));
@@ -432,7 +449,8 @@ mod black_scholes {
                 1e-10,
                 &format!("{what}: rho"),
             );
-            let dt = s * pdf(d1) * sigma / (2.0 * t.sqrt()) - r * k * (-r * t).exp() * norm_cdf(-d2);
+            let dt =
+                s * pdf(d1) * sigma / (2.0 * t.sqrt()) - r * k * (-r * t).exp() * norm_cdf(-d2);
             assert_close(g[2], dt, 1e-10, &format!("{what}: -theta"));
             let v = [1.0, -0.3, 0.2, 0.5, -1.0];
             let (_, hg, hv) = put_hvp(s, k, t, r, sigma, (v[0], v[1], v[2], v[3], v[4]));
@@ -542,7 +560,11 @@ mod heat {
                 &x,
                 |q| {
                     let u = reference(&q[..6], q[6], 4);
-                    0.5 * u.iter().zip(TARGET).map(|(a, b)| (a - b).powi(2)).sum::<f64>()
+                    0.5 * u
+                        .iter()
+                        .zip(TARGET)
+                        .map(|(a, b)| (a - b).powi(2))
+                        .sum::<f64>()
                 },
                 |q| {
                     let (v, (gu, ga)) = loss_grad(&q[..6], q[6], &TARGET, 4);
@@ -554,7 +576,8 @@ mod heat {
                 },
             );
             let v: Vec<f64> = (0..7).map(|i| 1.0 - 0.3 * i as f64).collect();
-            let (_, (gu, ga), (hu, ha)) = loss_hvp(&x[..6], x[6], &TARGET, 4, (v[..6].to_vec(), v[6]));
+            let (_, (gu, ga), (hu, ha)) =
+                loss_hvp(&x[..6], x[6], &TARGET, 4, (v[..6].to_vec(), v[6]));
             check_hvp(
                 "heat loss",
                 &h,
@@ -829,7 +852,8 @@ mod logreg {
                 },
             );
             let v = [0.5, 1.0, -1.0, 2.0];
-            let (_, (gw, gb), (hw, hb)) = loss_hvp(&p[..3], p[3], &xs, &ys, 0.1, (v[..3].to_vec(), v[3]));
+            let (_, (gw, gb), (hw, hb)) =
+                loss_hvp(&p[..3], p[3], &xs, &ys, 0.1, (v[..3].to_vec(), v[3]));
             check_hvp(
                 "logreg",
                 &h,
@@ -871,10 +895,16 @@ mod logreg {
             }
             last = value;
         }
-        assert!(last < 0.6 * first, "Adam reduced the loss from {first} to {last}");
+        assert!(
+            last < 0.6 * first,
+            "Adam reduced the loss from {first} to {last}"
+        );
         // At the end the gradient is small.
         let (_, (gw, gb)) = loss_grad(&w, b, &xs, &ys, 0.01);
-        assert!(gw.iter().chain([&gb]).all(|g| g.abs() < 0.05), "{gw:?} {gb}");
+        assert!(
+            gw.iter().chain([&gb]).all(|g| g.abs() < 0.05),
+            "{gw:?} {gb}"
+        );
     }
 }
 
@@ -956,7 +986,11 @@ mod gp {
 
     /// The same by an explicit inverse and determinant for 3 points (Cramer's rule).
     fn by_hand(x: &[f64], y: &[f64], theta: &[f64]) -> f64 {
-        let (ell, sf2, sn2) = (theta[0].exp(), (2.0 * theta[1]).exp(), (2.0 * theta[2]).exp());
+        let (ell, sf2, sn2) = (
+            theta[0].exp(),
+            (2.0 * theta[1]).exp(),
+            (2.0 * theta[2]).exp(),
+        );
         let k = |i: usize, j: usize| {
             let d = (x[i] - x[j]) / ell;
             sf2 * (-0.5 * d * d).exp() + if i == j { sn2 } else { 0.0 }
@@ -1164,5 +1198,283 @@ mod arm {
         // Tip at (1, 1): dx = (-1, -1), dy = (1, 0).
         assert_all_close(&j[0], &[-1.0, -1.0], 1e-15, "two-link dx");
         assert_all_close(&j[1], &[1.0, 0.0], 1e-15, "two-link dy");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (8) A two-layer perceptron as a `Differentiable` struct: `forward` and `loss` methods with
+// `wrt(self)`, the activation chosen by a `match` on an enum, rows read as sub-slices of a field.
+
+mod mlp {
+    use super::*;
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub enum Act {
+        Relu,
+        Tanh,
+        Softplus,
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Mlp {
+        pub w1: Vec<f64>,
+        pub b1: Vec<f64>,
+        pub w2: Vec<f64>,
+        pub b2: f64,
+        #[no_grad]
+        pub inputs: usize,
+        #[no_grad]
+        pub hidden: usize,
+    }
+
+    impl Mlp {
+        #[differentiable]
+        fn act(z: f64, kind: Act) -> f64 {
+            match kind {
+                Act::Relu => z.max(0.0),
+                Act::Tanh => z.tanh(),
+                Act::Softplus => z.exp().ln_1p(),
+            }
+        }
+
+        #[differentiable(wrt(self))]
+        pub fn forward(&self, x: &[f64], kind: Act) -> f64 {
+            let mut out = self.b2;
+            for h in 0..self.hidden {
+                let row = &self.w1[h * self.inputs..(h + 1) * self.inputs];
+                let z = row.iter().zip(x).map(|(w, v)| w * v).sum::<f64>() + self.b1[h];
+                out += self.w2[h] * Self::act(z, kind);
+            }
+            out
+        }
+
+        #[differentiable(wrt(self), order = 2)]
+        pub fn loss(&self, xs: &[Vec<f64>], ys: &[f64], kind: Act) -> f64 {
+            let mut s = 0.0;
+            for (x, &y) in xs.iter().zip(ys) {
+                let e = self.forward(x, kind) - y;
+                s += e * e;
+            }
+            s / ys.len() as f64
+        }
+    }
+
+    fn by_hand(m: &Mlp, x: &[f64], kind: Act) -> f64 {
+        let mut out = m.b2;
+        for h in 0..m.hidden {
+            let mut z = m.b1[h];
+            for i in 0..m.inputs {
+                z += m.w1[h * m.inputs + i] * x[i];
+            }
+            out += m.w2[h]
+                * match kind {
+                    Act::Relu => z.max(0.0),
+                    Act::Tanh => z.tanh(),
+                    Act::Softplus => (1.0 + z.exp()).ln(),
+                };
+        }
+        out
+    }
+
+    fn model(p: &[f64]) -> Mlp {
+        Mlp {
+            w1: p[..6].to_vec(),
+            b1: p[6..9].to_vec(),
+            w2: p[9..12].to_vec(),
+            b2: p[12],
+            inputs: 2,
+            hidden: 3,
+        }
+    }
+
+    fn data() -> (Vec<Vec<f64>>, Vec<f64>) {
+        let mut r = Inputs(4071);
+        let xs: Vec<Vec<f64>> = (0..6).map(|_| r.vec(2)).collect();
+        let ys = xs.iter().map(|x| (2.0 * x[0]).sin() * x[1]).collect();
+        (xs, ys)
+    }
+
+    #[test]
+    fn forward_gradient_by_hand() {
+        let (xs, _) = data();
+        for p in points(4072, 13, 10, -1.0, 1.0) {
+            let m = model(&p);
+            for kind in [Act::Relu, Act::Tanh, Act::Softplus] {
+                let x = &xs[0];
+                let (v, g) = m.forward_grad(x, kind);
+                assert_close(v, by_hand(&m, x, kind), 1e-12, "forward");
+                assert_eq!((g.inputs, g.hidden), (2, 3), "#[no_grad] copied");
+                // d/d b2 = 1, d/d w2[h] = act(z_h).
+                assert_eq!(g.b2, 1.0);
+                for h in 0..3 {
+                    let z = m.w1[2 * h] * x[0] + m.w1[2 * h + 1] * x[1] + m.b1[h];
+                    let a = by_hand(
+                        &Mlp {
+                            w1: m.w1.clone(),
+                            b1: m.b1.clone(),
+                            w2: (0..3).map(|k| f64::from(u8::from(k == h))).collect(),
+                            b2: 0.0,
+                            inputs: 2,
+                            hidden: 3,
+                        },
+                        x,
+                        kind,
+                    );
+                    assert_close(g.w2[h], a, 1e-12, "d forward / d w2");
+                    let _ = z;
+                }
+                super::check1(
+                    "forward",
+                    &m.to_flat(),
+                    |q| by_hand(&m.from_flat(q), x, kind),
+                    |q| {
+                        let (v, g) = m.from_flat(q).forward_grad(x, kind);
+                        (v, g.to_flat())
+                    },
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn loss_at_order_2() {
+        let (xs, ys) = data();
+        let plain = |m: &Mlp, kind: Act| {
+            xs.iter()
+                .zip(&ys)
+                .map(|(x, y)| (by_hand(m, x, kind) - y).powi(2))
+                .sum::<f64>()
+                / ys.len() as f64
+        };
+        for p in points(4073, 13, 10, -1.0, 1.0) {
+            let m = model(&p);
+            // ReLU's second derivative is zero away from its kink; tanh and softplus are smooth.
+            for kind in [Act::Tanh, Act::Softplus, Act::Relu] {
+                let (g, h) = check2(
+                    "mlp loss",
+                    &m.to_flat(),
+                    |q| plain(&m.from_flat(q), kind),
+                    |q| {
+                        let (v, g) = m.from_flat(q).loss_grad(&xs, &ys, kind);
+                        (v, g.to_flat())
+                    },
+                    |q| {
+                        let (v, g, h) = m.from_flat(q).loss_hessian(&xs, &ys, kind);
+                        (v, g.to_flat(), h)
+                    },
+                );
+                let v: Vec<f64> = (0..13).map(|i| (0.3 * i as f64).cos()).collect();
+                let (_, hg, hv) = m.loss_hvp(&xs, &ys, kind, m.from_flat(&v));
+                check_hvp("mlp loss", &h, &g, &v, (hg.to_flat(), hv.to_flat()));
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (9) Lennard-Jones energy of particles given as `[[f64; 3]; N]` (`const N: usize`), a pair term and
+// a distance helper, at `order = 2` (forces and the Hessian).
+
+mod lennard_jones {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn pair(r2: f64, eps: f64, sigma: f64) -> f64 {
+        let s6 = (sigma * sigma / r2).powi(3);
+        4.0 * eps * (s6 * s6 - s6)
+    }
+
+    #[differentiable]
+    pub fn dist2(a: &[f64; 3], b: &[f64; 3]) -> f64 {
+        a.iter().zip(b.iter()).map(|(x, y)| (x - y).powi(2)).sum()
+    }
+
+    #[differentiable(wrt(pos), order = 2)]
+    pub fn energy<const N: usize>(pos: [[f64; 3]; N], eps: f64, sigma: f64) -> f64 {
+        let mut e = 0.0;
+        for i in 0..N {
+            for j in i + 1..N {
+                e += pair(dist2(&pos[i], &pos[j]), eps, sigma);
+            }
+        }
+        e
+    }
+
+    fn plain(p: &[f64]) -> f64 {
+        let mut e = 0.0;
+        for i in 0..4 {
+            for j in i + 1..4 {
+                let r2: f64 = (0..3).map(|k| (p[3 * i + k] - p[3 * j + k]).powi(2)).sum();
+                let s6 = (1.1 * 1.1 / r2).powi(3);
+                e += 4.0 * 0.7 * (s6 * s6 - s6);
+            }
+        }
+        e
+    }
+
+    fn unflat(p: &[f64]) -> [[f64; 3]; 4] {
+        let mut a = [[0.0; 3]; 4];
+        for i in 0..4 {
+            for k in 0..3 {
+                a[i][k] = p[3 * i + k];
+            }
+        }
+        a
+    }
+
+    fn flat(a: &[[f64; 3]]) -> Vec<f64> {
+        a.iter().flatten().copied().collect()
+    }
+
+    #[test]
+    fn energy_forces_hessian() {
+        let base = [0.0, 0.0, 0.0, 1.2, 0.0, 0.0, 0.0, 1.3, 0.0, 0.1, 0.2, 1.25];
+        for p in points(4081, 12, 10, -0.15, 0.15) {
+            let x: Vec<f64> = base.iter().zip(&p).map(|(b, d)| b + d).collect();
+            assert_close(energy(unflat(&x), 0.7, 1.1), plain(&x), 1e-12, "lj value");
+            let (g, h) = check2(
+                "lj",
+                &x,
+                plain,
+                |q| {
+                    let (v, g) = energy_grad(unflat(q), 0.7, 1.1);
+                    (v, flat(&g))
+                },
+                |q| {
+                    let (v, g, h) = energy_hessian(unflat(q), 0.7, 1.1);
+                    (v, flat(&g), h)
+                },
+            );
+            // Newton's third law: the forces sum to zero; translation invariance: H 1_k = 0.
+            for k in 0..3 {
+                let s: f64 = (0..4).map(|i| g[3 * i + k]).sum();
+                assert!(s.abs() < 1e-10 * g.iter().map(|v| v.abs()).sum::<f64>().max(1.0));
+                let mut shift = vec![0.0; 12];
+                for i in 0..4 {
+                    shift[3 * i + k] = 1.0;
+                }
+                let hs = times(&h, &shift);
+                let scale: f64 = h.iter().flatten().map(|v| v.abs()).sum();
+                assert!(hs.iter().all(|v| v.abs() < 1e-10 * scale), "{hs:?}");
+            }
+            let v: Vec<f64> = (0..12).map(|i| (i as f64 * 0.9).sin()).collect();
+            let (_, hg, hv) = energy_hvp(unflat(&x), 0.7, 1.1, unflat(&v));
+            check_hvp("lj", &h, &g, &v, (flat(&hg), flat(&hv)));
+            let mut buf = [[f64::NAN; 3]; 4];
+            energy_grad_into(unflat(&x), 0.7, 1.1, &mut buf);
+            assert_eq!(bits(&flat(&buf)), bits(&g));
+        }
+    }
+
+    #[test]
+    fn pair_minimum_at_two_to_the_sixth() {
+        // The pair potential's minimum is at r = 2^(1/6) sigma with depth -eps.
+        let sigma = 1.1;
+        let r2 = (2f64.powf(1.0 / 6.0) * sigma).powi(2);
+        let (v, (g, _, _)) = pair_grad(r2, 0.7, sigma);
+        assert_close(v, -0.7, 1e-14, "depth");
+        assert!(g.abs() < 1e-14, "{g}");
     }
 }

@@ -711,11 +711,13 @@ fn first_order_generic_copy(
         return missing;
     }
     // A value of a type of the user's passed on whole (`inner(x, mode)`) may reach a function of a
-    // parameter struct, which has no copy to call (`Missing`): the copy might not compile.
+    // parameter struct, which has no copy to call (`Missing`): the copy might not compile. Not one of an
+    // enum that the source file declares (`declared_enum`): no parameter struct takes it, and the copy
+    // passes it on as the function does.
     if let Some(p) = sig
         .params
         .iter()
-        .find(|p| p.passed_on != signature::PassedOn::No)
+        .find(|p| p.passed_on != signature::PassedOn::No && !declared_enum(&p.ty))
     {
         let why = format!(
             "it passes `{}`, of a type of its own, on whole to a call, which may be a function of a \
@@ -767,6 +769,17 @@ fn first_order_generic_copy(
         companion::GenericCopy::Copy(naming::generic_copy(&item.sig.ident)),
         expand_fn(copy_args, copy, Errors::default()),
     )
+}
+
+// Input:  `mode: Mode`, in a file declaring `enum Mode { A, B }`
+// Output: true
+/// Is `ty` (a parameter's type, by value) an enum that the attribute's source file declares
+/// (`context::declared_as_data`): data, matched on or passed on, never a parameter struct?
+fn declared_enum(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| {
+        crate::context::declared_as_data(&naming::unraw(&s.ident))
+            == Some(crate::context::Data::Enum)
+    }))
 }
 
 /// Does `block` cast a computed value to an integer type (`(p.w[0].abs() * 3.0) as usize`, not a name or a
