@@ -259,6 +259,10 @@ mod kalman {
                     (v, g.to_vec(), h)
                 },
             );
+            assert_eq!(
+                neg_loglik(&YS, [p[0], p[1]]),
+                -loglik(&YS, p[0].exp(), p[1].exp(), YS[0], 1.0)
+            );
             let (_, hg, hv) = neg_loglik_hvp(&YS, [p[0], p[1]], [1.0, -0.5]);
             check_hvp(
                 "neg_loglik",
@@ -404,6 +408,7 @@ mod black_scholes {
             assert_eq!(bits(&[ba, bb]), bits(&g));
             // The third derivative in spot, speed = -gamma / s * (d1 / (sigma sqrt t) + 1).
             let d = call_in_spot_derivatives(s, k, t, r, sigma);
+            assert_eq!(call_in_spot(s, k, t, r, sigma), call(s, k, t, r, sigma));
             assert_close(
                 d[0],
                 price,
@@ -759,6 +764,7 @@ mod springs {
                     by_hand(&c, &y)
                 };
                 assert_close(d[0], f(scale), 1e-12, "stretched");
+                assert_eq!(analysis::stretched(&c, &x, scale), d[0]);
                 assert_close(d[1], fd1(f, scale), 1e-7, "stretched'");
                 let g = |s: f64| analysis::stretched_grad(&c, &x, s).1;
                 assert_close(d[1], g(scale), 1e-12, "stretched' vs _grad");
@@ -1040,6 +1046,12 @@ mod gp {
                     (v, g.to_vec(), h)
                 },
             );
+            assert_close(
+                log_marginal(&x, &y, [p[0], p[1], p[2]]),
+                by_hand(&x, &y, &p),
+                1e-12,
+                "log_marginal",
+            );
             let v = [0.2, 1.0, -0.6];
             let (_, hg, hv) = log_marginal_hvp(&x, &y, [p[0], p[1], p[2]], v);
             check_hvp("gp", &h, &g, &v, (hg.to_vec(), hv.to_vec()));
@@ -1181,6 +1193,12 @@ mod arm {
                     let (v, g, h) = reach_hessian([t[0], t[1], t[2]], &LEN, target);
                     (v, g.to_vec(), h)
                 },
+            );
+            assert_close(
+                reach([p[0], p[1], p[2]], &LEN, target),
+                reach_by_hand(&p, target),
+                1e-12,
+                "reach",
             );
             let v = [1.0, 0.5, -0.25];
             let (_, hg, hv) = reach_hvp([p[0], p[1], p[2]], &LEN, target, v);
@@ -1364,6 +1382,7 @@ mod mlp {
                         (v, g.to_flat(), h)
                     },
                 );
+                assert_close(m.loss(&xs, &ys, kind), plain(&m, kind), 1e-12, "mlp loss");
                 let v: Vec<f64> = (0..13).map(|i| (0.3 * i as f64).cos()).collect();
                 let (_, hg, hv) = m.loss_hvp(&xs, &ys, kind, m.from_flat(&v));
                 check_hvp("mlp loss", &h, &g, &v, (hg.to_flat(), hv.to_flat()));
@@ -1476,5 +1495,369 @@ mod lennard_jones {
         let (v, (g, _, _)) = pair_grad(r2, 0.7, sigma);
         assert_close(v, -0.7, 1e-14, "depth");
         assert!(g.abs() < 1e-14, "{g}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (10) Poisson regression with an exposure offset: the negative log-likelihood over a design matrix
+// `&[Vec<f64>]` and integer counts, with `ln k!` computed by an inactive loop; the gradient and
+// Hessian against their closed forms `X^T (mu - y)` and `X^T diag(mu) X`.
+
+mod poisson {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn linear_predictor(beta: &[f64], x: &[f64]) -> f64 {
+        x.iter()
+            .zip(&beta[1..])
+            .fold(beta[0], |acc, (xi, b)| xi.mul_add(*b, acc))
+    }
+
+    /// A plain function of an integer (`#[differentiable]` on it is a clear error: no parameter is
+    /// differentiated), called with inactive arguments.
+    pub fn log_factorial(k: u32) -> f64 {
+        let mut s = 0.0;
+        for j in 2..=k {
+            s += (j as f64).ln();
+        }
+        s
+    }
+
+    #[differentiable(wrt(beta), order = 2)]
+    pub fn nll(beta: &[f64], xs: &[Vec<f64>], counts: &[u32], exposure: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for (i, x) in xs.iter().enumerate() {
+            let eta = linear_predictor(beta, x) + exposure[i].ln();
+            let k = counts[i] as f64;
+            s += eta.exp() - k * eta + log_factorial(counts[i]);
+        }
+        s
+    }
+
+    fn data() -> (Vec<Vec<f64>>, Vec<u32>, Vec<f64>) {
+        let mut r = Inputs(4091);
+        let xs: Vec<Vec<f64>> = (0..15).map(|_| r.vec(2)).collect();
+        let counts = xs
+            .iter()
+            .map(|x| ((1.0 + x[0] - 0.5 * x[1]).exp() + 2.0 * r.next().abs()) as u32)
+            .collect();
+        let exposure = (0..15).map(|i| 0.5 + 0.1 * i as f64).collect();
+        (xs, counts, exposure)
+    }
+
+    #[test]
+    fn nll_against_closed_forms() {
+        let (xs, counts, exposure) = data();
+        for beta in points(4092, 3, 10, -0.8, 0.8) {
+            let design: Vec<Vec<f64>> = xs.iter().map(|x| vec![1.0, x[0], x[1]]).collect();
+            let mu: Vec<f64> = design
+                .iter()
+                .zip(&exposure)
+                .map(|(d, e)| (dot(d, &beta) + e.ln()).exp())
+                .collect();
+            let mut g = vec![0.0; 3];
+            let mut h = vec![vec![0.0; 3]; 3];
+            for i in 0..15 {
+                for a in 0..3 {
+                    g[a] += (mu[i] - counts[i] as f64) * design[i][a];
+                    for b in 0..3 {
+                        h[a][b] += mu[i] * design[i][a] * design[i][b];
+                    }
+                }
+            }
+            let (value, ag, ah) = nll_hessian(&beta, &xs, &counts, &exposure);
+            let plain: f64 = (0..15)
+                .map(|i| {
+                    let k = counts[i] as f64;
+                    let lf: f64 = (2..=counts[i]).map(|j| (j as f64).ln()).sum();
+                    mu[i] - k * mu[i].ln() + lf
+                })
+                .sum();
+            assert_close(value, plain, 1e-12, "nll value");
+            assert_eq!(value, nll(&beta, &xs, &counts, &exposure));
+            assert_all_close(&ag, &g, 1e-12, "nll gradient");
+            for a in 0..3 {
+                assert_all_close(&ah[a], &h[a], 1e-12, "nll Hessian");
+            }
+            check1(
+                "nll",
+                &beta,
+                |b| nll(b, &xs, &counts, &exposure),
+                |b| nll_grad(b, &xs, &counts, &exposure),
+            );
+            let v = [0.3, -0.2, 1.0];
+            let (_, hg, hv) = nll_hvp(&beta, &xs, &counts, &exposure, v.to_vec());
+            check_hvp("nll", &h, &g, &v, (hg, hv));
+            let mut buf = vec![f64::NAN; 3];
+            nll_grad_into(&beta, &xs, &counts, &exposure, &mut buf);
+            assert_eq!(bits(&buf), bits(&ag));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (11) A damped pendulum integrated by classical Runge-Kutta: the right-hand side a separate function
+// returning `[f64; 2]`, the step a function of it, the integrator a `while` loop with a compound
+// condition; the final state's `_jacobian`, and a fit of the parameters to observations at `order = 2`.
+
+mod pendulum {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn rhs(y: [f64; 2], g_over_l: f64, damping: f64) -> [f64; 2] {
+        [y[1], -g_over_l * y[0].sin() - damping * y[1]]
+    }
+
+    #[differentiable]
+    pub fn axpy(a: f64, x: [f64; 2], y: [f64; 2]) -> [f64; 2] {
+        [a.mul_add(x[0], y[0]), a.mul_add(x[1], y[1])]
+    }
+
+    #[differentiable]
+    pub fn rk4(y: [f64; 2], h: f64, g: f64, c: f64) -> [f64; 2] {
+        let k1 = rhs(y, g, c);
+        let k2 = rhs(axpy(0.5 * h, k1, y), g, c);
+        let k3 = rhs(axpy(0.5 * h, k2, y), g, c);
+        let k4 = rhs(axpy(h, k3, y), g, c);
+        let mut out = y;
+        for i in 0..2 {
+            out[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+        }
+        out
+    }
+
+    #[differentiable(wrt(y0, g, c))]
+    pub fn integrate(y0: [f64; 2], g: f64, c: f64, t_end: f64, steps: usize) -> [f64; 2] {
+        let h = t_end / steps as f64;
+        let mut y = y0;
+        let mut k = 0;
+        while k < steps && y[0].abs() < 100.0 {
+            y = rk4(y, h, g, c);
+            k += 1;
+        }
+        y
+    }
+
+    #[differentiable(wrt(g, c), order = 2)]
+    pub fn fit(obs: &[f64], y0: [f64; 2], g: f64, c: f64, dt: f64) -> f64 {
+        let mut y = y0;
+        let mut s = 0.0;
+        for &o in obs {
+            y = rk4(y, dt, g, c);
+            s += (y[0] - o).powi(2);
+        }
+        s
+    }
+
+    fn plain_step(y: [f64; 2], h: f64, g: f64, c: f64) -> [f64; 2] {
+        let f = |y: [f64; 2]| [y[1], -g * y[0].sin() - c * y[1]];
+        let k1 = f(y);
+        let k2 = f([y[0] + 0.5 * h * k1[0], y[1] + 0.5 * h * k1[1]]);
+        let k3 = f([y[0] + 0.5 * h * k2[0], y[1] + 0.5 * h * k2[1]]);
+        let k4 = f([y[0] + h * k3[0], y[1] + h * k3[1]]);
+        [
+            y[0] + h / 6.0 * (k1[0] + 2.0 * k2[0] + 2.0 * k3[0] + k4[0]),
+            y[1] + h / 6.0 * (k1[1] + 2.0 * k2[1] + 2.0 * k3[1] + k4[1]),
+        ]
+    }
+
+    #[test]
+    fn integrate_jacobian_and_duality() {
+        for p in points(4101, 4, 10, 0.0, 1.0) {
+            let y0 = [2.0 * p[0] - 1.0, p[1]];
+            let (g, c) = (5.0 + 5.0 * p[2], 0.3 * p[3]);
+            let plain = |q: &[f64]| {
+                let mut y = [q[0], q[1]];
+                for _ in 0..20 {
+                    y = plain_step(y, 0.1, q[2], q[3]);
+                }
+                y.to_vec()
+            };
+            let x = [y0[0], y0[1], g, c];
+            let y = integrate(y0, g, c, 2.0, 20);
+            assert_all_close(&y, &plain(&x), 1e-12, "integrate");
+            let j = integrate_jacobian(y0, g, c, 2.0, 20);
+            assert_eq!((j.len(), j[0].len()), (2, 4));
+            check_jacobian("integrate", &x, &j, plain);
+            let cot = [0.8, -0.4];
+            let t = [0.1, -0.3, 0.7, 1.5];
+            let (v1, (cy, cg, cc)) = integrate_vjp(y0, g, c, 2.0, 20, cot);
+            let (v2, jt) = integrate_jvp(y0, g, c, 2.0, 20, ([t[0], t[1]], t[2], t[3]));
+            assert_eq!(v1, y);
+            assert_eq!(v2, y);
+            check_dual("integrate", &cot, &jt, &[cy[0], cy[1], cg, cc], &t);
+            // The flow map of a damped pendulum contracts areas: det J_y0 = exp(-c t) (to RK4's error).
+            let det = j[0][0] * j[1][1] - j[0][1] * j[1][0];
+            assert_close(det, (-c * 2.0).exp(), 1e-3, "Liouville");
+        }
+    }
+
+    #[test]
+    fn fit_at_order_2() {
+        let obs = [0.45, 0.3, 0.1, -0.12, -0.3, -0.4, -0.38, -0.25];
+        let y0 = [0.5, 0.0];
+        for p in points(4102, 2, 10, 0.0, 1.0) {
+            let x = [4.0 + 6.0 * p[0], 0.5 * p[1]];
+            let plain = |q: &[f64]| {
+                let mut y = y0;
+                let mut s = 0.0;
+                for o in obs {
+                    y = plain_step(y, 0.15, q[0], q[1]);
+                    s += (y[0] - o).powi(2);
+                }
+                s
+            };
+            let (g, h) = check2(
+                "fit",
+                &x,
+                plain,
+                |q| {
+                    let (v, (a, b)) = fit_grad(&obs, y0, q[0], q[1], 0.15);
+                    (v, vec![a, b])
+                },
+                |q| {
+                    let (v, (a, b), h) = fit_hessian(&obs, y0, q[0], q[1], 0.15);
+                    (v, vec![a, b], h)
+                },
+            );
+            let (_, (ga, gb), (ha, hb)) = fit_hvp(&obs, y0, x[0], x[1], 0.15, (1.0, -2.0));
+            check_hvp("fit", &h, &g, &[1.0, -2.0], (vec![ga, gb], vec![ha, hb]));
+            let (mut a, mut b) = (0.0, 0.0);
+            let value = fit_grad_into(&obs, y0, x[0], x[1], 0.15, (&mut a, &mut b));
+            assert_eq!(value, fit(&obs, y0, x[0], x[1], 0.15));
+            assert_eq!(bits(&[a, b]), bits(&g));
+        }
+    }
+
+    #[test]
+    fn integrate_stops_when_the_pendulum_flies_off() {
+        // A huge initial speed: the `while` condition ends the loop early; the Jacobian is still that of
+        // the steps taken.
+        let y0 = [99.5, 200.0];
+        let y = integrate(y0, 1.0, 0.0, 10.0, 100);
+        assert!(y[0].abs() >= 100.0);
+        let j = integrate_jacobian(y0, 1.0, 0.0, 10.0, 100);
+        let x = [y0[0], y0[1], 1.0, 0.0];
+        let plain = |q: &[f64]| {
+            let mut y = [q[0], q[1]];
+            let mut k = 0;
+            while k < 100 && y[0].abs() < 100.0 {
+                y = plain_step(y, 0.1, q[2], q[3]);
+                k += 1;
+            }
+            y.to_vec()
+        };
+        check_jacobian("integrate (early stop)", &x, &j, plain);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (12) Soft k-means: the cost of points against centres with a soft minimum (a log-sum-exp with a
+// `fold` for the stabilising minimum), `wrt(centers)` at `order = 2`.
+
+mod kmeans {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn sqdist(a: &[f64], b: &[f64]) -> f64 {
+        a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum()
+    }
+
+    #[differentiable]
+    pub fn softmin(d: &[f64], temp: f64) -> f64 {
+        let m = d.iter().fold(f64::INFINITY, |a, &b| a.min(b));
+        let s: f64 = d.iter().map(|&v| (-(v - m) / temp).exp()).sum();
+        m - temp * s.ln()
+    }
+
+    #[differentiable(wrt(centers), order = 2)]
+    pub fn cost(points: &[Vec<f64>], centers: &[Vec<f64>], temp: f64) -> f64 {
+        let mut total = 0.0;
+        let mut d = vec![0.0; centers.len()];
+        for p in points {
+            for (j, c) in centers.iter().enumerate() {
+                d[j] = sqdist(p, c);
+            }
+            total += softmin(&d, temp);
+        }
+        total / points.len() as f64
+    }
+
+    fn plain(points: &[Vec<f64>], c: &[f64], temp: f64) -> f64 {
+        let mut total = 0.0;
+        for p in points {
+            let s: f64 = (0..3)
+                .map(|j| {
+                    let d = (p[0] - c[2 * j]).powi(2) + (p[1] - c[2 * j + 1]).powi(2);
+                    (-d / temp).exp()
+                })
+                .sum();
+            total += -temp * s.ln();
+        }
+        total / points.len() as f64
+    }
+
+    fn rows(c: &[f64]) -> Vec<Vec<f64>> {
+        c.chunks(2).map(|r| r.to_vec()).collect()
+    }
+
+    #[test]
+    fn cost_at_order_2() {
+        let pts: Vec<Vec<f64>> = points(4111, 2, 12, -1.0, 1.0);
+        for c in points(4112, 6, 10, -1.0, 1.0) {
+            let (g, h) = check2(
+                "kmeans",
+                &c,
+                |q| plain(&pts, q, 0.3),
+                |q| {
+                    let (v, g) = cost_grad(&pts, &rows(q), 0.3);
+                    (v, g.concat())
+                },
+                |q| {
+                    let (v, g, h) = cost_hessian(&pts, &rows(q), 0.3);
+                    (v, g.concat(), h)
+                },
+            );
+            // By hand: d/dc_j = mean over points of 2 w_j (c_j - p), w the soft assignment.
+            let mut by_hand = vec![0.0; 6];
+            for p in &pts {
+                let d: Vec<f64> = (0..3)
+                    .map(|j| (p[0] - c[2 * j]).powi(2) + (p[1] - c[2 * j + 1]).powi(2))
+                    .collect();
+                let z: f64 = d.iter().map(|d| (-d / 0.3).exp()).sum();
+                for j in 0..3 {
+                    let w = (-d[j] / 0.3).exp() / z;
+                    by_hand[2 * j] += 2.0 * w * (c[2 * j] - p[0]) / 12.0;
+                    by_hand[2 * j + 1] += 2.0 * w * (c[2 * j + 1] - p[1]) / 12.0;
+                }
+            }
+            assert_all_close(&g, &by_hand, 1e-12, "kmeans gradient by hand");
+            let v: Vec<f64> = (0..6).map(|i| 1.0 - 0.4 * i as f64).collect();
+            let (_, hg, hv) = cost_hvp(&pts, &rows(&c), 0.3, rows(&v));
+            check_hvp("kmeans", &h, &g, &v, (hg.concat(), hv.concat()));
+        }
+    }
+
+    #[test]
+    fn softmin_against_min() {
+        // As the temperature falls, softmin tends to the minimum and its gradient to the indicator.
+        let d = [0.9, 0.2, 1.4];
+        let (v, (g, _)) = softmin_grad(&d, 1e-3);
+        assert_close(v, 0.2, 1e-9, "softmin at low temperature");
+        assert_all_close(&g, &[0.0, 1.0, 0.0], 1e-12, "its gradient");
+        let (v, (g, gt)) = softmin_grad(&d, 0.5);
+        let w: Vec<f64> = d.iter().map(|x| (-x / 0.5).exp()).collect();
+        let z: f64 = w.iter().sum();
+        assert_close(v, -0.5 * z.ln(), 1e-14, "softmin");
+        assert_all_close(
+            &g,
+            &w.iter().map(|w| w / z).collect::<Vec<_>>(),
+            1e-14,
+            "softmax",
+        );
+        assert_close(gt, fd1(|t| softmin(&d, t), 0.5), 1e-8, "d softmin / d temp");
     }
 }
