@@ -1861,3 +1861,327 @@ mod kmeans {
         assert_close(gt, fd1(|t| softmin(&d, t), 0.5), 1e-8, "d softmin / d temp");
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (13) A Catmull-Rom spline through control values: the segment found by `floor` of a `clamp`ed
+// parameter (shadowing it), the basis in a helper; derivatives in the control values (linear: the basis
+// weights) and in the parameter at `order = 3`, and the arc length of a 2-D curve by `hypot` over
+// `windows(2)` of sampled points.
+
+mod spline {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn segment(p0: f64, p1: f64, p2: f64, p3: f64, t: f64) -> f64 {
+        let t2 = t * t;
+        let t3 = t2 * t;
+        0.5 * (2.0 * p1
+            + (p2 - p0) * t
+            + (2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3) * t2
+            + (3.0 * p1 - p0 - 3.0 * p2 + p3) * t3)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn eval(ctrl: &[f64], s: f64) -> f64 {
+        let n = ctrl.len();
+        let s = s.clamp(0.0, (n - 3) as f64 - 1e-9);
+        let i = s.floor() as usize;
+        let t = s - i as f64;
+        segment(ctrl[i], ctrl[i + 1], ctrl[i + 2], ctrl[i + 3], t)
+    }
+
+    #[differentiable(wrt(s), order = 3)]
+    pub fn eval_at(ctrl: &[f64], s: f64) -> f64 {
+        eval(ctrl, s)
+    }
+
+    #[differentiable(wrt(cx, cy))]
+    pub fn arc_length(cx: &[f64], cy: &[f64], samples: usize) -> f64 {
+        let span = (cx.len() - 3) as f64;
+        let mut xs = vec![0.0; samples + 1];
+        let mut ys = vec![0.0; samples + 1];
+        for k in 0..=samples {
+            let s = span * k as f64 / samples as f64;
+            xs[k] = eval(cx, s);
+            ys[k] = eval(cy, s);
+        }
+        // (`xs.windows(2).zip(ys.windows(2))` is a clear error: windows are iterated alone or
+        // `.enumerate()`d.)
+        let mut length = 0.0;
+        for (k, w) in xs.windows(2).enumerate() {
+            length += (w[1] - w[0]).hypot(ys[k + 1] - ys[k]);
+        }
+        length
+    }
+
+    fn basis(t: f64) -> [f64; 4] {
+        let (t2, t3) = (t * t, t * t * t);
+        [
+            0.5 * (-t + 2.0 * t2 - t3),
+            0.5 * (2.0 - 5.0 * t2 + 3.0 * t3),
+            0.5 * (t + 4.0 * t2 - 3.0 * t3),
+            0.5 * (-t2 + t3),
+        ]
+    }
+
+    const CTRL: [f64; 6] = [0.0, 1.0, 0.5, -0.7, 0.2, 1.3];
+
+    #[test]
+    fn derivatives_in_control_values_and_parameter() {
+        for p in points(4121, 1, 12, 0.0, 2.999) {
+            let s = p[0];
+            let i = s.floor() as usize;
+            let t = s - i as f64;
+            let b = basis(t);
+            let (v, (gc, gs)) = eval_grad(&CTRL, s);
+            let by_basis: f64 = (0..4).map(|k| b[k] * CTRL[i + k]).sum();
+            assert_close(v, by_basis, 1e-14, "eval");
+            let mut expected = vec![0.0; 6];
+            expected[i..i + 4].copy_from_slice(&b);
+            assert_all_close(&gc, &expected, 1e-14, "d eval / d ctrl");
+            assert_close(gs, fd1(|s| eval(&CTRL, s), s), 1e-8, "d eval / d s");
+            // Linear in the control values: no second derivative among them.
+            let (_, _, h) = eval_hessian(&CTRL, s);
+            for a in 0..6 {
+                for c in 0..6 {
+                    assert_eq!(h[a][c], 0.0, "d² eval / d ctrl²");
+                }
+            }
+            let mut flat = CTRL.to_vec();
+            flat.push(s);
+            check2(
+                "eval",
+                &flat,
+                |q| eval(&q[..6], q[6]),
+                |q| {
+                    let (v, (gc, gs)) = eval_grad(&q[..6], q[6]);
+                    (v, [gc, vec![gs]].concat())
+                },
+                |q| {
+                    let (v, (gc, gs), h) = eval_hessian(&q[..6], q[6]);
+                    (v, [gc, vec![gs]].concat(), h)
+                },
+            );
+            // In s: a cubic on each segment.
+            let d = eval_at_derivatives(&CTRL, s);
+            let (p0, p1, p2, p3) = (CTRL[i], CTRL[i + 1], CTRL[i + 2], CTRL[i + 3]);
+            let a = 2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3;
+            let c3 = 3.0 * p1 - p0 - 3.0 * p2 + p3;
+            assert_close(d[0], v, 1e-14, "eval_at");
+            assert_eq!(d[0], eval_at(&CTRL, s));
+            assert_close(
+                d[1],
+                0.5 * ((p2 - p0) + 2.0 * a * t + 3.0 * c3 * t * t),
+                1e-13,
+                "s'",
+            );
+            assert_close(d[2], 0.5 * (2.0 * a + 6.0 * c3 * t), 1e-13, "s''");
+            assert_close(d[3], 3.0 * c3, 1e-13, "s'''");
+        }
+        // Outside the range the parameter is clamped: no derivative in s.
+        let (_, (_, gs)) = eval_grad(&CTRL, 5.0);
+        assert_eq!(gs, 0.0);
+    }
+
+    #[test]
+    fn arc_length_gradient() {
+        let cy = [0.3, -0.2, 0.8, 0.1, -0.5, 0.4];
+        for p in points(4122, 12, 8, -0.3, 0.3) {
+            let x: Vec<f64> = (0..12)
+                .map(|i| {
+                    if i < 6 {
+                        i as f64 + p[i]
+                    } else {
+                        cy[i - 6] + p[i]
+                    }
+                })
+                .collect();
+            let g = check1(
+                "arc_length",
+                &x,
+                |q| arc_length(&q[..6], &q[6..], 40),
+                |q| {
+                    let (v, (gx, gy)) = arc_length_grad(&q[..6], &q[6..], 40);
+                    (v, [gx, gy].concat())
+                },
+            );
+            let (mut bx, mut by) = (vec![0.0; 6], vec![0.0; 6]);
+            arc_length_grad_into(&x[..6], &x[6..], 40, (&mut bx, &mut by));
+            assert_eq!(bits(&[bx, by].concat()), bits(&g));
+            // Scaling the curve scales its length: g · x = L.
+            let length = arc_length(&x[..6], &x[6..], 40);
+            assert_close(dot(&g, &x), length, 1e-12, "Euler's relation");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (14) Ray tracing: the distance to a sphere along a normalised ray, helpers on `[f64; 3]` returning
+// arrays, `if let` on an optional hit, `match` on an integer for the root chosen, `f64::EPSILON`, and
+// the distance's derivatives at `order = 2`.
+
+mod ray {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn dot3(a: [f64; 3], b: [f64; 3]) -> f64 {
+        a.iter().zip(b.iter()).map(|(x, y)| x * y).sum()
+    }
+
+    #[differentiable]
+    pub fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+        [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+    }
+
+    #[differentiable]
+    pub fn normalize(v: [f64; 3]) -> [f64; 3] {
+        let n = dot3(v, v).sqrt();
+        [v[0] / n, v[1] / n, v[2] / n]
+    }
+
+    /// The half-coefficient `b` and the discriminant of `t² + 2 b t + c = 0`.
+    #[differentiable]
+    pub fn quadratic(origin: [f64; 3], dir: [f64; 3], center: [f64; 3], radius: f64) -> (f64, f64) {
+        let oc = sub(origin, center);
+        let b = dot3(oc, dir);
+        let c = dot3(oc, oc) - radius * radius;
+        (b, b * b - c)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn hit_distance(origin: [f64; 3], dir: [f64; 3], center: [f64; 3], radius: f64) -> f64 {
+        let d = normalize(dir);
+        let (b, disc) = quadratic(origin, d, center, radius);
+        if disc < 0.0 {
+            return f64::INFINITY;
+        }
+        let root = disc.sqrt();
+        let near = -b - root;
+        let far = -b + root;
+        let which = if near > f64::EPSILON {
+            0
+        } else if far > f64::EPSILON {
+            1
+        } else {
+            2
+        };
+        match which {
+            0 => near,
+            1 => far,
+            _ => f64::INFINITY,
+        }
+    }
+
+    fn by_hand(x: &[f64]) -> f64 {
+        let n = (x[3] * x[3] + x[4] * x[4] + x[5] * x[5]).sqrt();
+        let d = [x[3] / n, x[4] / n, x[5] / n];
+        let oc = [x[0] - x[6], x[1] - x[7], x[2] - x[8]];
+        let b = oc[0] * d[0] + oc[1] * d[1] + oc[2] * d[2];
+        let c = oc[0] * oc[0] + oc[1] * oc[1] + oc[2] * oc[2] - x[9] * x[9];
+        let disc = b * b - c;
+        let near = -b - disc.sqrt();
+        if near > 0.0 {
+            near
+        } else {
+            -b + disc.sqrt()
+        }
+    }
+
+    fn split(x: &[f64]) -> ([f64; 3], [f64; 3], [f64; 3], f64) {
+        (
+            [x[0], x[1], x[2]],
+            [x[3], x[4], x[5]],
+            [x[6], x[7], x[8]],
+            x[9],
+        )
+    }
+
+    fn flat(g: ([f64; 3], [f64; 3], [f64; 3], f64)) -> Vec<f64> {
+        [g.0.to_vec(), g.1.to_vec(), g.2.to_vec(), vec![g.3]].concat()
+    }
+
+    #[test]
+    fn hit_distance_at_order_2() {
+        // Rays from around (0, 0, -5) towards a sphere around the origin (outside hits), and rays from
+        // inside the sphere (the far root).
+        for (n, p) in points(4131, 10, 16, -0.2, 0.2).into_iter().enumerate() {
+            let inside = n % 2 == 1;
+            let x: Vec<f64> = vec![
+                p[0],
+                p[1],
+                if inside { p[2] } else { -5.0 + p[2] },
+                p[3],
+                p[4],
+                1.0 + p[5],
+                p[6],
+                p[7],
+                p[8],
+                1.5 + p[9],
+            ];
+            let (o, d, c, r) = split(&x);
+            assert_close(hit_distance(o, d, c, r), by_hand(&x), 1e-12, "hit_distance");
+            let (g, h) = check2(
+                "hit_distance",
+                &x,
+                by_hand,
+                |q| {
+                    let (o, d, c, r) = split(q);
+                    let (v, g) = hit_distance_grad(o, d, c, r);
+                    (v, flat(g))
+                },
+                |q| {
+                    let (o, d, c, r) = split(q);
+                    let (v, g, h) = hit_distance_hessian(o, d, c, r);
+                    (v, flat(g), h)
+                },
+            );
+            // By hand: d t / d r = r / sqrt(disc) (near root: -(-r)/root... with sign), and the
+            // distance does not change when the direction is scaled: g_dir · dir = 0.
+            let (b, disc) = quadratic(o, normalize(d), c, r);
+            let expected = if inside {
+                r / disc.sqrt()
+            } else {
+                -r / disc.sqrt()
+            };
+            let _ = b;
+            assert_close(g[9], expected, 1e-12, "d t / d radius");
+            assert!(dot(&g[3..6], &d).abs() < 1e-12, "scale invariance in dir");
+            // Translating origin and centre together leaves t unchanged: g_o + g_c = 0.
+            for k in 0..3 {
+                assert!((g[k] + g[6 + k]).abs() < 1e-12, "translation invariance");
+            }
+            let v: Vec<f64> = (0..10).map(|i| (1.3 * i as f64).sin()).collect();
+            let (vo, vd, vc, vr) = split(&v);
+            let (_, hg, hv) = hit_distance_hvp(o, d, c, r, (vo, vd, vc, vr));
+            check_hvp("hit_distance", &h, &g, &v, (flat(hg), flat(hv)));
+            let mut buf = ([0.0; 3], [0.0; 3], [0.0; 3], 0.0);
+            hit_distance_grad_into(o, d, c, r, (&mut buf.0, &mut buf.1, &mut buf.2, &mut buf.3));
+            assert_eq!(bits(&flat(buf)), bits(&g));
+        }
+    }
+
+    #[test]
+    fn a_miss_is_infinite_with_zero_gradient() {
+        let (v, g) = hit_distance_grad([0.0, 5.0, -5.0], [0.0, 0.0, 1.0], [0.0; 3], 1.0);
+        assert_eq!(v, f64::INFINITY);
+        assert_eq!(flat(g), vec![0.0; 10]);
+    }
+
+    #[test]
+    fn normalize_against_its_closed_form() {
+        for p in points(4132, 3, 10, -1.0, 1.0) {
+            let v = [p[0], p[1], p[2] + 2.0];
+            let j = normalize_jacobian(v);
+            let n = dot(&v, &v).sqrt();
+            for a in 0..3 {
+                for b in 0..3 {
+                    let delta = if a == b { 1.0 } else { 0.0 };
+                    let expected = (delta - v[a] * v[b] / (n * n)) / n;
+                    assert_close(j[a][b], expected, 1e-14, "d normalize");
+                }
+            }
+        }
+    }
+}
