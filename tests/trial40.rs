@@ -2185,3 +2185,424 @@ mod ray {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (15) Curves: a polynomial by Horner's rule (`.iter().rev().fold`), a Bézier curve by de Casteljau's
+// recursion, control points as a flat slice read by `chunks_exact(2)`, a tension chosen by a `match` on
+// an integer with ranges, a local closure, a nested `fn`, and a `loop` with `break` of a value (a
+// bisection for the parameter where the curve crosses a level).
+
+mod curves {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable(order = 2)]
+    pub fn horner(c: &[f64], x: f64) -> f64 {
+        c.iter().rev().fold(0.0_f64, |acc, &ci| acc.mul_add(x, ci))
+    }
+
+    #[differentiable(wrt(x), order = 3)]
+    pub fn horner_at(c: &[f64], x: f64) -> f64 {
+        horner(c, x)
+    }
+
+    /// De Casteljau's recursion on the first `n` values of `p`.
+    #[differentiable]
+    pub fn casteljau(p: &[f64], n: usize, t: f64) -> f64 {
+        if n == 1 {
+            return p[0];
+        }
+        let mut q = vec![0.0; n - 1];
+        for i in 0..n - 1 {
+            q[i] = (1.0 - t) * p[i] + t * p[i + 1];
+        }
+        casteljau(&q, n - 1, t)
+    }
+
+    /// The polyline's length through 2-D points given flat, each segment's tension by its index.
+    #[differentiable(order = 2)]
+    pub fn weighted_polyline(pts: &[f64]) -> f64 {
+        fn tension(i: usize) -> f64 {
+            match i {
+                0 => 1.0,
+                1..=2 => 0.5,
+                _ => 0.25,
+            }
+        }
+        let sq = |v: f64| v * v;
+        let mut length = 0.0;
+        let mut prev = [pts[0], pts[1]];
+        for (i, p) in pts.chunks_exact(2).enumerate().skip(1) {
+            length += tension(i) * (sq(p[0] - prev[0]) + sq(p[1] - prev[1])).sqrt();
+            prev = [p[0], p[1]];
+        }
+        length
+    }
+
+    /// The parameter where the Bézier curve through `p` crosses `level`, by bisection: differentiable
+    /// in `p` and `level` through the last midpoint (piecewise constant: zero gradient), and its value
+    /// tested against the root.
+    #[differentiable(wrt(p, level))]
+    pub fn crossing(p: &[f64], level: f64) -> f64 {
+        let (mut lo, mut hi) = (0.0, 1.0);
+        let mut steps = 0;
+        let t = loop {
+            let mid = 0.5 * (lo + hi);
+            if steps == 50 {
+                break mid;
+            }
+            if casteljau(p, p.len(), mid) < level {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+            steps += 1;
+        };
+        t
+    }
+
+    /// The curve's value at its crossing's parameter, `level` again: its gradient in `level` is zero
+    /// through `t` (piecewise constant) and one through... nothing: the value `casteljau(p, t)` depends on
+    /// `p` directly.
+    #[differentiable(wrt(p))]
+    pub fn value_at_crossing(p: &[f64], level: f64) -> f64 {
+        let t = crossing(p, level);
+        casteljau(p, p.len(), t)
+    }
+
+    fn bernstein(n: usize, i: usize, t: f64) -> f64 {
+        let mut binom = 1.0;
+        for k in 0..i {
+            binom = binom * (n - k) as f64 / (k + 1) as f64;
+        }
+        binom * t.powi(i as i32) * (1.0 - t).powi((n - i) as i32)
+    }
+
+    #[test]
+    fn horner_against_its_powers() {
+        let c = [1.0, -2.0, 0.5, 3.0, -0.25];
+        for p in points(4151, 1, 10, -2.0, 2.0) {
+            let x = p[0];
+            let d = horner_at_derivatives(&c, x);
+            let f = |x: f64| {
+                c.iter()
+                    .enumerate()
+                    .map(|(k, ck)| ck * x.powi(k as i32))
+                    .sum::<f64>()
+            };
+            let f1 = |x: f64| {
+                (1..5)
+                    .map(|k| k as f64 * c[k] * x.powi(k as i32 - 1))
+                    .sum::<f64>()
+            };
+            let f2 = |x: f64| {
+                (2..5)
+                    .map(|k| (k * (k - 1)) as f64 * c[k] * x.powi(k as i32 - 2))
+                    .sum::<f64>()
+            };
+            let f3 = 6.0 * c[3] + 24.0 * c[4] * x;
+            assert_close(d[0], f(x), 1e-13, "horner");
+            assert_eq!(d[0], horner_at(&c, x));
+            assert_close(d[1], f1(x), 1e-13, "horner'");
+            assert_close(d[2], f2(x), 1e-13, "horner''");
+            assert_close(d[3], f3, 1e-13, "horner'''");
+            // In the coefficients: the powers of x.
+            let (_, (gc, gx)) = horner_grad(&c, x);
+            let powers: Vec<f64> = (0..5).map(|k| x.powi(k)).collect();
+            assert_all_close(&gc, &powers, 1e-14, "d horner / d c");
+            assert_close(gx, f1(x), 1e-13, "d horner / d x");
+            let mut flat = c.to_vec();
+            flat.push(x);
+            check2(
+                "horner",
+                &flat,
+                |q| horner(&q[..5], q[5]),
+                |q| {
+                    let (v, (gc, gx)) = horner_grad(&q[..5], q[5]);
+                    (v, [gc, vec![gx]].concat())
+                },
+                |q| {
+                    let (v, (gc, gx), h) = horner_hessian(&q[..5], q[5]);
+                    (v, [gc, vec![gx]].concat(), h)
+                },
+            );
+        }
+    }
+
+    #[test]
+    fn casteljau_against_bernstein() {
+        let p = [0.0, 1.5, -0.5, 2.0, 1.0];
+        for q in points(4152, 1, 10, 0.0, 1.0) {
+            let t = q[0];
+            let (v, (gp, gt)) = casteljau_grad(&p, 5, t);
+            let by_bernstein: f64 = (0..5).map(|i| bernstein(4, i, t) * p[i]).sum();
+            assert_close(v, by_bernstein, 1e-14, "casteljau");
+            let weights: Vec<f64> = (0..5).map(|i| bernstein(4, i, t)).collect();
+            assert_all_close(&gp, &weights, 1e-14, "d casteljau / d p");
+            // The hodograph: 4 Σ (p[i+1] - p[i]) B_{3,i}(t).
+            let hodograph: f64 = (0..4)
+                .map(|i| 4.0 * (p[i + 1] - p[i]) * bernstein(3, i, t))
+                .sum();
+            assert_close(gt, hodograph, 1e-13, "d casteljau / d t");
+            let (_, jt) = casteljau_jvp(&p, 5, t, (vec![1.0, 0.0, 0.0, 0.0, 2.0], 0.5));
+            assert_close(
+                jt,
+                weights[0] + 2.0 * weights[4] + 0.5 * hodograph,
+                1e-13,
+                "casteljau_jvp",
+            );
+        }
+    }
+
+    #[test]
+    fn polyline_at_order_2() {
+        for p in points(4153, 10, 10, -1.0, 1.0) {
+            let plain = |q: &[f64]| {
+                let t = [1.0, 0.5, 0.5, 0.25, 0.25];
+                (1..5)
+                    .map(|i| t[i] * (q[2 * i] - q[2 * i - 2]).hypot(q[2 * i + 1] - q[2 * i - 1]))
+                    .sum::<f64>()
+            };
+            let (g, h) = check2(
+                "weighted_polyline",
+                &p,
+                plain,
+                |q| weighted_polyline_grad(q),
+                |q| weighted_polyline_hessian(q),
+            );
+            assert_eq!(weighted_polyline(&p), weighted_polyline_grad(&p).0);
+            let v: Vec<f64> = (0..10).map(|i| (i as f64 * 0.37).cos()).collect();
+            let (_, hg, hv) = weighted_polyline_hvp(&p, v.clone());
+            check_hvp("weighted_polyline", &h, &g, &v, (hg, hv));
+        }
+    }
+
+    #[test]
+    fn bisection_and_value_at_crossing() {
+        // A monotone curve from -1 to 2.
+        let p = [-1.0, 0.0, 0.5, 2.0];
+        for level in [-0.5, 0.0, 0.7, 1.5] {
+            let (t, (gp, gl)) = crossing_grad(&p, level);
+            assert!((casteljau(&p, 4, t) - level).abs() < 1e-12, "the root");
+            assert_eq!(t, crossing(&p, level));
+            // Bisection is piecewise constant: its gradient is zero, as jax.grad of it reports.
+            assert_eq!((gp, gl), (vec![0.0; 4], 0.0));
+            // So the value at the crossing is differentiated in `p` at fixed t: the Bernstein weights.
+            let (v, gp) = value_at_crossing_grad(&p, level);
+            assert_close(v, level, 1e-12, "value at crossing");
+            assert_eq!(v, value_at_crossing(&p, level));
+            let weights: Vec<f64> = (0..4).map(|i| bernstein(3, i, t)).collect();
+            assert_all_close(&gp, &weights, 1e-14, "d value_at_crossing / d p");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (16) A generic exponential-smoothing filter in `impl<T: Float>`: methods with `wrt(self)`, the same
+// code run at `f32`, and at `Dual<f64>` for a directional derivative of the whole loss; an associated
+// constant; and a loss over a series at `order = 2`.
+
+mod smoothing {
+    use super::*;
+    use autodiff::{differentiable, Differentiable, Dual, Float};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Smoother<T: Float> {
+        pub alpha: T,
+        pub beta: T,
+        #[no_grad]
+        pub warmup: usize,
+    }
+
+    impl<T: Float> Smoother<T> {
+        /// Holt's linear trend method: level and trend after the series, one step-ahead errors summed.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn sse(&self, ys: &[T]) -> T {
+            let mut level = ys[0];
+            let mut trend = ys[1] - ys[0];
+            let mut total = T::zero();
+            for (i, &y) in ys.iter().enumerate().skip(1) {
+                let forecast = level + trend;
+                if i > self.warmup {
+                    total = total + (y - forecast) * (y - forecast);
+                }
+                let new_level = self.alpha * y + (T::one() - self.alpha) * forecast;
+                trend = self.beta * (new_level - level) + (T::one() - self.beta) * trend;
+                level = new_level;
+            }
+            total
+        }
+
+        #[differentiable(wrt(self))]
+        pub fn rmse(&self, ys: &[T]) -> T {
+            let n = T::from(ys.len() - 1 - self.warmup).unwrap();
+            (self.sse(ys) / n).sqrt()
+        }
+    }
+
+    const YS: [f64; 10] = [1.0, 1.4, 1.9, 2.1, 2.8, 3.3, 3.2, 3.9, 4.6, 4.8];
+
+    fn plain(a: f64, b: f64) -> f64 {
+        let (mut level, mut trend, mut total) = (YS[0], YS[1] - YS[0], 0.0);
+        for i in 1..10 {
+            let f = level + trend;
+            if i > 1 {
+                total += (YS[i] - f).powi(2);
+            }
+            let nl = a * YS[i] + (1.0 - a) * f;
+            trend = b * (nl - level) + (1.0 - b) * trend;
+            level = nl;
+        }
+        total
+    }
+
+    #[test]
+    fn sse_at_order_2_and_f32_and_dual() {
+        for p in points(4161, 2, 10, 0.05, 0.95) {
+            let s = Smoother {
+                alpha: p[0],
+                beta: p[1],
+                warmup: 1,
+            };
+            assert_close(s.sse(&YS), plain(p[0], p[1]), 1e-13, "sse");
+            let (g, h) = check2(
+                "sse",
+                &p,
+                |q| plain(q[0], q[1]),
+                |q| {
+                    let s = Smoother {
+                        alpha: q[0],
+                        beta: q[1],
+                        warmup: 1,
+                    };
+                    let (v, g) = s.sse_grad(&YS);
+                    assert_eq!(g.warmup, 1);
+                    (v, vec![g.alpha, g.beta])
+                },
+                |q| {
+                    let s = Smoother {
+                        alpha: q[0],
+                        beta: q[1],
+                        warmup: 1,
+                    };
+                    let (v, g, h) = s.sse_hessian(&YS);
+                    (v, vec![g.alpha, g.beta], h)
+                },
+            );
+            let v = Smoother {
+                alpha: 1.0,
+                beta: -0.5,
+                warmup: 1,
+            };
+            let (_, hg, hv) = s.sse_hvp(&YS, v);
+            check_hvp("sse", &h, &g, &[1.0, -0.5], (hg.to_flat(), hv.to_flat()));
+            // At f32: the same gradient to f32's precision.
+            let s32 = Smoother {
+                alpha: p[0] as f32,
+                beta: p[1] as f32,
+                warmup: 1,
+            };
+            let ys32: Vec<f32> = YS.iter().map(|&y| y as f32).collect();
+            let (v32, g32) = s32.sse_grad(&ys32);
+            assert_close(f64::from(v32), plain(p[0], p[1]), 1e-4, "sse at f32");
+            assert_close(f64::from(g32.alpha), g[0], 1e-3, "d sse / d alpha at f32");
+            // On dual numbers: the directional derivative along (1, -0.5) is g · v.
+            let sd = Smoother {
+                alpha: Dual::new(p[0], 1.0),
+                beta: Dual::new(p[1], -0.5),
+                warmup: 1,
+            };
+            let ysd: Vec<Dual<f64>> = YS.iter().map(|&y| Dual::new(y, 0.0)).collect();
+            let d = sd.sse(&ysd);
+            assert_close(d.eps, g[0] - 0.5 * g[1], 1e-12, "sse on Dual");
+            // rmse = sqrt(sse / 8): its gradient is the chain rule of sse's.
+            let (r, gr) = s.rmse_grad(&YS);
+            assert_eq!(r, s.rmse(&YS));
+            assert_close(r, (plain(p[0], p[1]) / 8.0).sqrt(), 1e-13, "rmse");
+            assert_close(gr.alpha, g[0] / (16.0 * r), 1e-12, "d rmse / d alpha");
+            assert_close(gr.beta, g[1] / (16.0 * r), 1e-12, "d rmse / d beta");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (17) A small inverse problem across modules: units converted by `crate::` paths, a model in one module
+// calling a `super::` helper, fitted by `autodiff::optim::Lbfgs` over the generated `_grad`.
+
+pub mod units {
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn celsius_to_kelvin(c: f64) -> f64 {
+        c + 273.15
+    }
+}
+
+mod arrhenius {
+    use super::*;
+    use autodiff::differentiable;
+
+    /// The gas constant, J/(mol K).
+    pub const R: f64 = 8.314_462_618;
+
+    #[differentiable]
+    pub fn rate(log_a: f64, ea: f64, celsius: f64) -> f64 {
+        let t = crate::units::celsius_to_kelvin(celsius);
+        (log_a - ea / (R * t)).exp()
+    }
+
+    pub mod fit {
+        use autodiff::differentiable;
+
+        /// Squared log-residuals of measured rates, parameters `[ln A, Ea / 1e4]`.
+        #[differentiable(wrt(theta), order = 2)]
+        pub fn misfit(theta: &[f64], temps: &[f64], rates: &[f64]) -> f64 {
+            let mut s = 0.0;
+            for (&c, &k) in temps.iter().zip(rates.iter()) {
+                let model = super::rate(theta[0], 1e4 * theta[1], c);
+                s += (model.ln() - k.ln()).powi(2);
+            }
+            s
+        }
+    }
+
+    #[test]
+    fn lbfgs_recovers_the_parameters() {
+        use autodiff::optim::{Lbfgs, Minimizer};
+        let temps = [10.0, 25.0, 40.0, 55.0, 70.0, 85.0];
+        let (log_a, ea) = (20.0, 5.2e4);
+        let rates: Vec<f64> = temps.iter().map(|&c| rate(log_a, ea, c)).collect();
+        let minimum = Lbfgs::default().minimize(
+            |th: &[f64]| fit::misfit_grad(th, &temps, &rates),
+            &[15.0, 3.0],
+        );
+        assert!(minimum.converged, "{minimum:?}");
+        assert_close(minimum.x[0], log_a, 1e-5, "ln A");
+        assert_close(minimum.x[1], ea / 1e4, 1e-5, "Ea");
+        // The Hessian at the optimum is 2 JᵀJ (zero residuals), J the Jacobian of ln(model) in theta:
+        // rows (1, -1e4 / (R T)).
+        let (_, _, h) = fit::misfit_hessian(&minimum.x, &temps, &rates);
+        let mut expected = [[0.0; 2]; 2];
+        for &c in &temps {
+            let j = [1.0, -1e4 / (R * (c + 273.15))];
+            for a in 0..2 {
+                for b in 0..2 {
+                    expected[a][b] += 2.0 * j[a] * j[b];
+                }
+            }
+        }
+        for a in 0..2 {
+            assert_all_close(&h[a], &expected[a], 1e-6, "Gauss-Newton Hessian");
+        }
+        for p in points(4171, 2, 10, 1.0, 5.0) {
+            let th = [10.0 + 3.0 * p[0], p[1]];
+            check2(
+                "misfit",
+                &th,
+                |q| fit::misfit(q, &temps, &rates),
+                |q| fit::misfit_grad(q, &temps, &rates),
+                |q| fit::misfit_hessian(q, &temps, &rates),
+            );
+        }
+    }
+}
