@@ -2606,3 +2606,458 @@ mod arrhenius {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (18) A softmax classifier: weights a matrix `&[Vec<f64>]` (one row per class), labels `&[usize]`, a
+// log-sum-exp helper with `fold(f64::NEG_INFINITY, f64::max)`, rows iterated with `.iter().enumerate()`;
+// the gradient against `(p - onehot) xᵀ` and the Hessian at `order = 2`.
+
+mod softmax {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn logsumexp(z: &[f64]) -> f64 {
+        let m = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        m + z.iter().map(|v| (v - m).exp()).sum::<f64>().ln()
+    }
+
+    #[differentiable(wrt(w), order = 2)]
+    pub fn nll(w: &[Vec<f64>], xs: &[Vec<f64>], labels: &[usize]) -> f64 {
+        let k = w.len();
+        let mut total = 0.0;
+        let mut z = vec![0.0; k];
+        for (x, &label) in xs.iter().zip(labels) {
+            for (c, row) in w.iter().enumerate() {
+                z[c] = row.iter().zip(x).map(|(a, b)| a * b).sum();
+            }
+            total += logsumexp(&z) - z[label];
+        }
+        total / xs.len() as f64
+    }
+
+    fn rows(q: &[f64]) -> Vec<Vec<f64>> {
+        q.chunks(3).map(|r| r.to_vec()).collect()
+    }
+
+    #[test]
+    fn nll_against_closed_forms() {
+        let mut r = Inputs(4181);
+        let xs: Vec<Vec<f64>> = (0..8).map(|_| r.vec(3)).collect();
+        let labels = [0usize, 2, 1, 1, 0, 2, 2, 1];
+        for q in points(4182, 9, 10, -1.5, 1.5) {
+            let w = rows(&q);
+            let (v, g) = nll_grad(&w, &xs, &labels);
+            assert_eq!(v, nll(&w, &xs, &labels));
+            let mut expected = vec![vec![0.0; 3]; 3];
+            let mut value = 0.0;
+            for (x, &label) in xs.iter().zip(&labels) {
+                let z: Vec<f64> = w.iter().map(|row| dot(row, x)).collect();
+                let s: f64 = z.iter().map(|v| v.exp()).sum();
+                value += s.ln() - z[label];
+                for c in 0..3 {
+                    let p = z[c].exp() / s - f64::from(u8::from(c == label));
+                    for j in 0..3 {
+                        expected[c][j] += p * x[j] / 8.0;
+                    }
+                }
+            }
+            assert_close(v, value / 8.0, 1e-13, "nll");
+            for c in 0..3 {
+                assert_all_close(&g[c], &expected[c], 1e-13, "nll gradient");
+            }
+            let (gf, h) = check2(
+                "softmax nll",
+                &q,
+                |p| nll(&rows(p), &xs, &labels),
+                |p| {
+                    let (v, g) = nll_grad(&rows(p), &xs, &labels);
+                    (v, g.concat())
+                },
+                |p| {
+                    let (v, g, h) = nll_hessian(&rows(p), &xs, &labels);
+                    (v, g.concat(), h)
+                },
+            );
+            // Softmax is invariant to adding one vector to every row: H (u, u, u) = 0.
+            let u: Vec<f64> = [0.3, -1.0, 0.5].repeat(3);
+            let hu = times(&h, &u);
+            assert!(hu.iter().all(|v| v.abs() < 1e-12), "{hu:?}");
+            let v: Vec<f64> = (0..9).map(|i| (0.7 * i as f64).sin()).collect();
+            let (_, hg, hv) = nll_hvp(&w, &xs, &labels, rows(&v));
+            check_hvp("softmax nll", &h, &gf, &v, (hg.concat(), hv.concat()));
+            let mut buf = vec![vec![f64::NAN; 3]; 3];
+            nll_grad_into(&w, &xs, &labels, &mut buf);
+            assert_eq!(bits(&buf.concat()), bits(&gf));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (19) Lotka-Volterra parameter fitting: the right-hand side a method writing an output parameter,
+// `wrt(self)`; an Euler integrator method calling `self.rhs(&y, &mut dy)`; the misfit at `order = 2`.
+
+mod predator_prey {
+    use super::*;
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Rates {
+        pub birth: f64,
+        pub predation: f64,
+        pub growth: f64,
+        pub death: f64,
+    }
+
+    impl Rates {
+        #[differentiable(wrt(self, y))]
+        pub fn rhs(&self, y: &[f64], dy: &mut [f64]) {
+            dy[0] = y[0] * (self.birth - self.predation * y[1]);
+            dy[1] = y[1] * (self.growth * y[0] - self.death);
+        }
+
+        #[differentiable(wrt(self), order = 2)]
+        pub fn misfit(&self, y0: &[f64], obs: &[f64], h: f64) -> f64 {
+            let mut y = vec![y0[0], y0[1]];
+            let mut dy = vec![0.0; 2];
+            let mut s = 0.0;
+            for o in obs.chunks_exact(2) {
+                self.rhs(&y, &mut dy);
+                y[0] += h * dy[0];
+                y[1] += h * dy[1];
+                s += (y[0] - o[0]).powi(2) + (y[1] - o[1]).powi(2);
+            }
+            s
+        }
+    }
+
+    fn plain(r: &[f64], y0: &[f64], obs: &[f64], h: f64) -> f64 {
+        let (mut a, mut b) = (y0[0], y0[1]);
+        let mut s = 0.0;
+        for o in obs.chunks(2) {
+            let da = a * (r[0] - r[1] * b);
+            let db = b * (r[2] * a - r[3]);
+            a += h * da;
+            b += h * db;
+            s += (a - o[0]).powi(2) + (b - o[1]).powi(2);
+        }
+        s
+    }
+
+    #[test]
+    fn rhs_derivatives() {
+        for p in points(4191, 6, 10, 0.2, 1.5) {
+            let r = Rates {
+                birth: p[0],
+                predation: p[1],
+                growth: p[2],
+                death: p[3],
+            };
+            let y = [p[4], p[5]];
+            let mut dy = [0.0; 2];
+            let j = r.rhs_jacobian(&y, &mut dy);
+            // Columns: the four rates, then y.
+            let expected = [
+                [
+                    y[0],
+                    -y[0] * y[1],
+                    0.0,
+                    0.0,
+                    p[0] - p[1] * y[1],
+                    -p[1] * y[0],
+                ],
+                [
+                    0.0,
+                    0.0,
+                    y[0] * y[1],
+                    -y[1],
+                    p[2] * y[1],
+                    p[2] * y[0] - p[3],
+                ],
+            ];
+            for i in 0..2 {
+                assert_all_close(&j[i], &expected[i], 1e-14, "rhs jacobian");
+            }
+            let c = [0.7, -1.2];
+            let (gr, gy) = r.rhs_vjp(&y, &mut dy, &c);
+            let cj: Vec<f64> = (0..6)
+                .map(|k| c[0] * expected[0][k] + c[1] * expected[1][k])
+                .collect();
+            assert_all_close(&[gr.to_flat(), gy].concat(), &cj, 1e-14, "rhs_vjp");
+            let t = [0.1, 0.2, -0.3, 0.4, 1.0, -1.0];
+            let mut jt = [0.0; 2];
+            r.rhs_jvp(
+                &y,
+                &mut dy,
+                (r.from_flat(&t[..4]), t[4..].to_vec()),
+                &mut jt,
+            );
+            check_dual("rhs", &c, &jt, &cj, &t);
+        }
+    }
+
+    #[test]
+    fn misfit_at_order_2() {
+        let y0 = [1.0, 0.5];
+        let truth = [1.1, 0.4, 0.6, 0.9];
+        let mut obs = vec![];
+        let (mut a, mut b) = (y0[0], y0[1]);
+        for _ in 0..12 {
+            let (da, db) = (a * (truth[0] - truth[1] * b), b * (truth[2] * a - truth[3]));
+            a += 0.1 * da;
+            b += 0.1 * db;
+            obs.extend([a + 0.01, b - 0.01]);
+        }
+        for p in points(4192, 4, 10, 0.3, 1.3) {
+            let r = Rates {
+                birth: p[0],
+                predation: p[1],
+                growth: p[2],
+                death: p[3],
+            };
+            assert_close(
+                r.misfit(&y0, &obs, 0.1),
+                plain(&p, &y0, &obs, 0.1),
+                1e-13,
+                "misfit",
+            );
+            let (g, h) = check2(
+                "misfit",
+                &p,
+                |q| plain(q, &y0, &obs, 0.1),
+                |q| {
+                    let (v, g) = r.from_flat(q).misfit_grad(&y0, &obs, 0.1);
+                    (v, g.to_flat())
+                },
+                |q| {
+                    let (v, g, h) = r.from_flat(q).misfit_hessian(&y0, &obs, 0.1);
+                    (v, g.to_flat(), h)
+                },
+            );
+            let v = [0.5, -1.0, 0.25, 2.0];
+            let (_, hg, hv) = r.misfit_hvp(&y0, &obs, 0.1, r.from_flat(&v));
+            check_hvp("misfit", &h, &g, &v, (hg.to_flat(), hv.to_flat()));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (20) A robot with nested `Differentiable` structs (joints with array fields) passed field by field to
+// a free function with `wrt(j)`, a `const` in the body, and the cost at `order = 2` over every field.
+
+mod robot {
+    use super::*;
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Joint {
+        pub axis: [f64; 3],
+        pub offset: f64,
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Robot {
+        pub base: Joint,
+        pub arm: Joint,
+        pub weights: Vec<f64>,
+        #[no_grad]
+        pub label: usize,
+    }
+
+    #[differentiable(wrt(j))]
+    pub fn joint_cost(j: &Joint, x: f64) -> f64 {
+        j.axis.iter().map(|a| a * a).sum::<f64>() * x + j.offset
+    }
+
+    impl Robot {
+        #[differentiable(wrt(self), order = 2)]
+        pub fn cost(&self, x: &[f64]) -> f64 {
+            const SCALE: f64 = 0.5;
+            let mut s = joint_cost(&self.base, x[0]) + joint_cost(&self.arm, x[1]);
+            for (w, xi) in self.weights.iter().zip(x) {
+                s += SCALE * w * xi * xi;
+            }
+            s.powi(2)
+        }
+    }
+
+    fn plain(q: &[f64], x: &[f64]) -> f64 {
+        let base = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2]) * x[0] + q[3];
+        let arm = (q[4] * q[4] + q[5] * q[5] + q[6] * q[6]) * x[1] + q[7];
+        (base + arm + 0.5 * (q[8] * x[0] * x[0] + q[9] * x[1] * x[1])).powi(2)
+    }
+
+    #[test]
+    fn cost_over_nested_fields() {
+        let x = [0.7, -1.1];
+        for q in points(4201, 10, 10, -1.0, 1.0) {
+            let r = Robot {
+                base: Joint {
+                    axis: [q[0], q[1], q[2]],
+                    offset: q[3],
+                },
+                arm: Joint {
+                    axis: [q[4], q[5], q[6]],
+                    offset: q[7],
+                },
+                weights: vec![q[8], q[9]],
+                label: 7,
+            };
+            assert_eq!(r.to_flat(), q, "the flat view in declaration order");
+            assert_close(r.cost(&x), plain(&q, &x), 1e-14, "cost");
+            let (g, h) = check2(
+                "robot cost",
+                &q,
+                |p| plain(p, &x),
+                |p| {
+                    let (v, g) = r.from_flat(p).cost_grad(&x);
+                    assert_eq!(g.label, 7);
+                    (v, g.to_flat())
+                },
+                |p| {
+                    let (v, g, h) = r.from_flat(p).cost_hessian(&x);
+                    (v, g.to_flat(), h)
+                },
+            );
+            let v: Vec<f64> = (0..10).map(|i| 1.0 / (1.0 + i as f64)).collect();
+            let (_, hg, hv) = r.cost_hvp(&x, r.from_flat(&v));
+            check_hvp("robot cost", &h, &g, &v, (hg.to_flat(), hv.to_flat()));
+            let (jv, jg) = joint_cost_grad(&r.base, x[0]);
+            assert_eq!(jv, joint_cost(&r.base, x[0]));
+            assert_all_close(
+                &jg.to_flat(),
+                &[2.0 * q[0] * x[0], 2.0 * q[1] * x[0], 2.0 * q[2] * x[0], 1.0],
+                1e-15,
+                "joint_cost gradient",
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (21) Signal smoothing: a moving average by `windows(k)` into a `Vec`, sub-slices `&x[a..]` passed to
+// a helper, a total-variation penalty over `x[1..].iter().zip(x)`, at `order = 2`; and an `f32` version.
+
+mod signal {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn moving_average(x: &[f64], k: usize) -> Vec<f64> {
+        let mut out = Vec::with_capacity(x.len() - k + 1);
+        for w in x.windows(k) {
+            out.push(w.iter().sum::<f64>() / k as f64);
+        }
+        out
+    }
+
+    #[differentiable]
+    pub fn smooth_abs(v: f64, eps: f64) -> f64 {
+        (v * v + eps * eps).sqrt() - eps
+    }
+
+    #[differentiable]
+    pub fn total_variation(x: &[f64], eps: f64) -> f64 {
+        x[1..]
+            .iter()
+            .zip(x)
+            .map(|(b, a)| smooth_abs(b - a, eps))
+            .sum()
+    }
+
+    #[differentiable(wrt(x), order = 2)]
+    pub fn denoise(x: &[f64], noisy: &[f64], lambda: f64) -> f64 {
+        let avg = moving_average(x, 3);
+        let fit: f64 = avg
+            .iter()
+            .zip(&noisy[1..])
+            .map(|(a, b)| (a - b) * (a - b))
+            .sum();
+        fit + lambda * total_variation(&x[..], 0.1) + 0.01 * total_variation(&x[2..], 0.1)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn tv32(x: &[f32]) -> f32 {
+        let mut s = 0.0f32;
+        for i in 1..x.len() {
+            let d = x[i] - x[i - 1];
+            s += (d * d + 0.01).sqrt();
+        }
+        s
+    }
+
+    fn plain(x: &[f64], noisy: &[f64], lambda: f64) -> f64 {
+        let n = x.len();
+        let mut fit = 0.0;
+        for i in 0..n - 2 {
+            let a = (x[i] + x[i + 1] + x[i + 2]) / 3.0;
+            fit += (a - noisy[i + 1]).powi(2);
+        }
+        let tv = |s: &[f64]| {
+            s.windows(2)
+                .map(|w| ((w[1] - w[0]).powi(2) + 0.01).sqrt() - 0.1)
+                .sum::<f64>()
+        };
+        fit + lambda * tv(x) + 0.01 * tv(&x[2..])
+    }
+
+    #[test]
+    fn moving_average_weights() {
+        let x = [0.5, 1.0, -0.3, 2.0, 0.7, 1.1];
+        let j = moving_average_jacobian(&x, 3);
+        assert_eq!((j.len(), j[0].len()), (4, 6));
+        for (i, row) in j.iter().enumerate() {
+            for (c, v) in row.iter().enumerate() {
+                let expected = if (i..i + 3).contains(&c) {
+                    1.0 / 3.0
+                } else {
+                    0.0
+                };
+                assert_close(*v, expected, 1e-15, "moving average weights");
+            }
+        }
+        let c = [1.0, -2.0, 0.5, 0.25];
+        let (v, cj) = moving_average_vjp(&x, 3, c.to_vec());
+        assert_eq!(v, moving_average(&x, 3));
+        let (_, jt) = moving_average_jvp(&x, 3, vec![1.0; 6]);
+        assert_all_close(&jt, &[1.0; 4], 1e-15, "moving average of a constant");
+        check_dual("moving_average", &c, &jt, &cj, &[1.0; 6]);
+    }
+
+    #[test]
+    fn denoise_at_order_2() {
+        let noisy = [0.1, 0.9, 1.2, 0.8, 1.9, 2.2, 1.7, 2.8];
+        for x in points(4211, 8, 10, -0.5, 2.5) {
+            assert_close(
+                denoise(&x, &noisy, 0.3),
+                plain(&x, &noisy, 0.3),
+                1e-13,
+                "denoise",
+            );
+            let (g, h) = check2(
+                "denoise",
+                &x,
+                |q| plain(q, &noisy, 0.3),
+                |q| denoise_grad(q, &noisy, 0.3),
+                |q| denoise_hessian(q, &noisy, 0.3),
+            );
+            let v: Vec<f64> = (0..8).map(|i| (i as f64 - 3.5) / 4.0).collect();
+            let (_, hg, hv) = denoise_hvp(&x, &noisy, 0.3, v.clone());
+            check_hvp("denoise", &h, &g, &v, (hg, hv));
+            let mut buf = vec![f64::NAN; 8];
+            denoise_grad_into(&x, &noisy, 0.3, &mut buf);
+            assert_eq!(bits(&buf), bits(&g));
+            // The f32 twin of the penalty agrees to f32 precision.
+            let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+            let (v32, g32) = tv32_grad(&x32);
+            let (v64, g64) = total_variation_grad(&x, 0.1);
+            assert_close(f64::from(v32), v64 + 0.1 * 7.0, 1e-5, "tv32");
+            for i in 0..8 {
+                assert_close(f64::from(g32[i]), g64.0[i], 1e-4, "tv32 gradient");
+            }
+            let (_, _, h32) = tv32_hessian(&x32);
+            assert_eq!(h32.len(), 8);
+            assert_eq!(tv32(&x32), v32);
+        }
+    }
+}
