@@ -495,10 +495,7 @@ mod heat {
     #[differentiable(wrt(u0, alpha))]
     pub fn final_state(u0: &[f64], alpha: f64, steps: usize) -> Vec<f64> {
         let n = u0.len();
-        let mut u = vec![0.0; n];
-        for i in 0..n {
-            u[i] = u0[i];
-        }
+        let mut u = u0.to_vec();
         let mut lap = vec![0.0; n];
         for _ in 0..steps {
             laplacian(&u, &mut lap);
@@ -1013,7 +1010,7 @@ mod gp {
             let r: Vec<usize> = (0..3).filter(|&a| a != j).collect();
             let c: Vec<usize> = (0..3).filter(|&a| a != i).collect();
             let minor = m[r[0]][c[0]] * m[r[1]][c[1]] - m[r[0]][c[1]] * m[r[1]][c[0]];
-            if (i + j) % 2 == 0 {
+            if (i + j).is_multiple_of(2) {
                 minor
             } else {
                 -minor
@@ -2258,7 +2255,7 @@ mod curves {
             }
             steps += 1;
         };
-        t
+        t.clamp(0.0, 1.0)
     }
 
     /// The curve's value at its crossing's parameter, `level` again: its gradient in `level` is zero
@@ -2367,8 +2364,8 @@ mod curves {
                 "weighted_polyline",
                 &p,
                 plain,
-                |q| weighted_polyline_grad(q),
-                |q| weighted_polyline_hessian(q),
+                weighted_polyline_grad,
+                weighted_polyline_hessian,
             );
             assert_eq!(weighted_polyline(&p), weighted_polyline_grad(&p).0);
             let v: Vec<f64> = (0..10).map(|i| (i as f64 * 0.37).cos()).collect();
@@ -2973,7 +2970,7 @@ mod signal {
             .zip(&noisy[1..])
             .map(|(a, b)| (a - b) * (a - b))
             .sum();
-        fit + lambda * total_variation(&x[..], 0.1) + 0.01 * total_variation(&x[2..], 0.1)
+        fit + lambda * total_variation(x, 0.1) + 0.01 * total_variation(&x[2..], 0.1)
     }
 
     #[differentiable(order = 2)]
