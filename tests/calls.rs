@@ -1108,3 +1108,110 @@ proptest! {
         assert_jacobian(&hessian, &fd_jacobian(flat_grad, &x), "Hessian");
     }
 }
+
+/// A call's result whose type the macro cannot see (an array, a tuple) passed whole to calls more than
+/// once: its two cotangents are added by their type (they were added by `+`, rustc's E0369 "cannot add
+/// `[f64; 3]` to `[f64; 3]`" in the generated code, at first order and in `order = 2`'s copy).
+mod call_results_passed_twice {
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn dot3(a: [f64; 3], b: [f64; 3]) -> f64 {
+        a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+    }
+
+    #[differentiable]
+    pub fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+        [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+    }
+
+    /// `|o - c|²`, the difference passed twice to one call.
+    #[differentiable]
+    pub fn dist2(o: [f64; 3], c: [f64; 3]) -> f64 {
+        let oc = sub(o, c);
+        dot3(oc, oc)
+    }
+
+    /// `(o - c)·o + (o - c)·c`, the difference passed to two calls.
+    #[differentiable]
+    pub fn two_calls(o: [f64; 3], c: [f64; 3]) -> f64 {
+        let oc = sub(o, c);
+        dot3(oc, o) + dot3(oc, c)
+    }
+
+    #[differentiable]
+    pub fn pair(a: f64) -> (f64, f64) {
+        (a * a, a.sin())
+    }
+
+    #[differentiable]
+    pub fn cross(p: (f64, f64), q: (f64, f64)) -> f64 {
+        p.0 * q.1 + p.1 * q.0
+    }
+
+    /// A tuple result passed twice: `2 a² sin a`.
+    #[differentiable]
+    pub fn tuple_twice(a: f64) -> f64 {
+        let p = pair(a);
+        cross(p, p)
+    }
+
+    /// At `order = 2`: `|o - c|² ((o - c)·o)`.
+    #[differentiable(order = 2)]
+    pub fn product(o: [f64; 3], c: [f64; 3]) -> f64 {
+        let oc = sub(o, c);
+        dot3(oc, oc) * dot3(oc, o)
+    }
+}
+
+#[test]
+fn call_results_passed_twice_to_calls() {
+    use call_results_passed_twice::*;
+    let mut inputs = Inputs(4140);
+    for _ in 0..20 {
+        let (o, c) = (
+            [inputs.next(), inputs.next(), inputs.next()],
+            [inputs.next(), inputs.next(), inputs.next()],
+        );
+        let d: Vec<f64> = (0..3).map(|k| o[k] - c[k]).collect();
+        let (v, (go, gc)) = dist2_grad(o, c);
+        assert_eq!(v, dist2(o, c));
+        for k in 0..3 {
+            assert_close(go[k], 2.0 * d[k], 1e-15, "dist2 d o");
+            assert_close(gc[k], -2.0 * d[k], 1e-15, "dist2 d c");
+        }
+        // (o - c)·(o + c) = |o|² - |c|².
+        let (v, (go, gc)) = two_calls_grad(o, c);
+        assert_eq!(v, two_calls(o, c));
+        for k in 0..3 {
+            assert_close(go[k], 2.0 * o[k], 1e-15, "two_calls d o");
+            assert_close(gc[k], -2.0 * c[k], 1e-15, "two_calls d c");
+        }
+        let a = o[0] * 3.0;
+        let (v, g) = tuple_twice_grad(a);
+        assert_eq!(v, tuple_twice(a));
+        let by_hand = 4.0 * a * a.sin() + 2.0 * a * a * a.cos();
+        assert_close(g, by_hand, 1e-14, "tuple_twice");
+        // f = q p with q = |d|², p = d·o: the Hessian by central differences of the gradient.
+        let flat = |x: &[f64]| ([x[0], x[1], x[2]], [x[3], x[4], x[5]]);
+        let grad = |x: &[f64]| {
+            let (o, c) = flat(x);
+            let (_, (go, gc)) = product_grad(o, c);
+            [go, gc].concat()
+        };
+        let x: Vec<f64> = o.iter().chain(&c).copied().collect();
+        let (v, g, h) = product_hessian(o, c);
+        assert_eq!(v, product(o, c));
+        assert_all_close(&[g.0, g.1].concat(), &grad(&x), 1e-14, "product gradient");
+        assert_fd_gradient(
+            |x: &[f64]| {
+                let (o, c) = flat(x);
+                product(o, c)
+            },
+            &x,
+            &grad(&x),
+            "product",
+        );
+        assert_jacobian(&h, &fd_jacobian(grad, &x), "product Hessian");
+    }
+}

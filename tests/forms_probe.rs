@@ -1322,6 +1322,43 @@ fn passes_mode_on_twice(x: f64, y: f64, mode: Mode) -> f64 {
     by_mode(x * y, mode) * x
 }
 
+/// A function without `order = K` that passes an enum the file declares on to a callee: it has a generic
+/// copy (it had none, so an `order = K` caller was rustc's E0277 "`passes_mode_along` has no generic copy").
+#[differentiable]
+fn passes_mode_along(x: f64, mode: Mode) -> f64 {
+    by_mode(x, mode) + x
+}
+
+/// Its `order = 2` caller.
+#[differentiable(order = 2)]
+fn reaches_mode_through_a_call(x: f64, y: f64, mode: Mode) -> f64 {
+    passes_mode_along(x * y, mode) * y
+}
+
+/// The same through methods: `Self::scaled_by` passes the enum on to `Self::mode_of`, and an `order = 2`
+/// method with `wrt(self)` calls it.
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct ModeScale {
+    pub k: f64,
+}
+
+impl ModeScale {
+    #[differentiable]
+    fn mode_of(u: f64, mode: Mode) -> f64 {
+        by_mode(u, mode)
+    }
+
+    #[differentiable(wrt(self))]
+    fn scaled_by(&self, x: f64, mode: Mode) -> f64 {
+        Self::mode_of(self.k * x, mode)
+    }
+
+    #[differentiable(wrt(self, x), order = 2)]
+    fn twice_scaled(&self, x: f64, mode: Mode) -> f64 {
+        self.scaled_by(x, mode) * x
+    }
+}
+
 // ---- the tests ----
 
 #[test]
@@ -3173,6 +3210,67 @@ fn enum_passed_on_without_wrt() {
                     1e-6,
                     "passes_mode_on_twice Hessian by differences",
                 );
+            }
+        }
+    }
+}
+
+#[test]
+fn enum_passed_on_by_a_first_order_callee() {
+    // by_mode(u) = u, u², 3u: b' and b''.
+    let slopes = |mode: Mode, u: f64| match mode {
+        Mode::Plain => (1.0, 0.0),
+        Mode::Squared => (2.0 * u, 2.0),
+        Mode::Scaled => (3.0, 0.0),
+    };
+    let mut inputs = Inputs(41);
+    for _ in 0..POINTS {
+        let (x, y) = (inputs.uniform(-2.0, 2.0), inputs.uniform(-2.0, 2.0));
+        for mode in [Mode::Plain, Mode::Squared, Mode::Scaled] {
+            // f = (b(x y) + x y) y: f_x = (b' + 1) y², f_y = (b' + 1) x y + b + x y,
+            // f_xx = b'' y³, f_xy = b'' x y² + 2 (b' + 1) y, f_yy = b'' x² y + 2 (b' + 1) x.
+            let u = x * y;
+            let (d1, d2) = slopes(mode, u);
+            let b = by_mode(u, mode);
+            let (value, (gx, gy), h) = reaches_mode_through_a_call_hessian(x, y, mode);
+            assert_eq!(value, reaches_mode_through_a_call(x, y, mode));
+            assert_close(value, (b + u) * y, 1e-12, "reaches_mode_through_a_call");
+            assert_close(gx, (d1 + 1.0) * y * y, 1e-12, "d x");
+            assert_close(gy, (d1 + 1.0) * x * y + b + u, 1e-12, "d y");
+            let expected = [
+                [d2 * y * y * y, d2 * x * y * y + 2.0 * (d1 + 1.0) * y],
+                [
+                    d2 * x * y * y + 2.0 * (d1 + 1.0) * y,
+                    d2 * x * x * y + 2.0 * (d1 + 1.0) * x,
+                ],
+            ];
+            for (row, expected) in h.iter().zip(&expected) {
+                assert_all_close(row, expected, 1e-12, "reaches_mode_through_a_call Hessian");
+            }
+            let grad = |v: &[f64]| {
+                let (_, (gx, gy)) = reaches_mode_through_a_call_grad(v[0], v[1], mode);
+                vec![gx, gy]
+            };
+            for (row, fd_row) in h.iter().zip(&fd_jacobian(grad, &[x, y])) {
+                assert_all_close(row, fd_row, 1e-6, "Hessian by differences");
+            }
+            // g(k, x) = b(k x) x: g_k = b' x², g_x = b' k x + b, g_kk = b'' x³,
+            // g_kx = b'' k x² + 2 b' x, g_xx = b'' k² x + 2 b' k.
+            let k = inputs.uniform(-2.0, 2.0);
+            let s = ModeScale { k };
+            let u = k * x;
+            let (d1, d2) = slopes(mode, u);
+            let (value, (gs, gx), h) = s.twice_scaled_hessian(x, mode);
+            assert_eq!(value, s.twice_scaled(x, mode));
+            assert_close(value, by_mode(u, mode) * x, 1e-12, "twice_scaled");
+            assert_close(gs.k, d1 * x * x, 1e-12, "twice_scaled d k");
+            assert_close(gx, d1 * k * x + by_mode(u, mode), 1e-12, "twice_scaled d x");
+            let expected = [
+                [d2 * x * x * x, d2 * k * x * x + 2.0 * d1 * x],
+                [d2 * k * x * x + 2.0 * d1 * x, d2 * k * k * x + 2.0 * d1 * k],
+            ];
+            for (row, expected) in h.iter().zip(&expected) {
+                assert_all_close(row, expected, 1e-12, "twice_scaled Hessian");
             }
         }
     }

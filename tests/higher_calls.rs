@@ -628,3 +628,119 @@ proptest! {
         assert_close(h[0][0], fd, 1e-6, "hessian against central differences of the gradient");
     }
 }
+
+/// Plain helpers called with integer arguments alone (`log_factorial(k)`, `two()`): their results are
+/// constants. At `order = 2` the generic copy kept such a call as written, an `f64` among `__S`s (rustc's
+/// E0308 in the generated code), and a first-order function calling one had no generic copy for an
+/// `order = 2` caller (E0277 "has no generic copy").
+mod integer_helpers {
+    use autodiff::differentiable;
+
+    /// A plain function of an integer.
+    pub fn log_factorial(k: u32) -> f64 {
+        (2..=k).map(|j| f64::from(j).ln()).sum()
+    }
+
+    /// A plain function of nothing.
+    pub fn two() -> f64 {
+        2.0
+    }
+
+    /// A Poisson term, `e^x - k x + ln k!`.
+    #[differentiable(order = 2)]
+    pub fn poisson_term(x: f64, k: u32) -> f64 {
+        x.exp() - k as f64 * x + log_factorial(k)
+    }
+
+    #[differentiable(order = 3)]
+    pub fn doubled_cube(x: f64) -> f64 {
+        x.powi(3) * two()
+    }
+
+    /// A first-order function calling one, and passing an integer slice on.
+    #[differentiable]
+    pub fn weighted_squares(x: &[f64], ks: &[u32]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            s += x[i] * x[i] * log_factorial(ks[i]);
+        }
+        s
+    }
+
+    /// Its `order = 2` caller, passing the integer slice on (its `_jvp` passed the slice a tangent of
+    /// `zeros_like`, a `Vec<u32>` where the callee's slot is `()`: rustc's E0277 `(): From<Vec<u32>>`).
+    #[differentiable(order = 2)]
+    pub fn weighted_twice(x: &[f64], ks: &[u32]) -> f64 {
+        weighted_squares(x, ks) * x[0]
+    }
+
+    /// The same at first order only.
+    #[differentiable]
+    pub fn weighted_plus(x: &[f64], ks: &[u32]) -> f64 {
+        weighted_squares(x, ks) + x[1]
+    }
+}
+
+#[test]
+fn plain_helpers_of_integers_at_order_2() {
+    use integer_helpers::*;
+    for k in [0u32, 1, 3, 7] {
+        for x in [-1.5, -0.2, 0.4, 1.3] {
+            let (v, g, h) = poisson_term_hessian(x, k);
+            let lf = log_factorial(k);
+            assert_eq!(v, poisson_term(x, k));
+            assert_close(v, x.exp() - f64::from(k) * x + lf, 1e-14, "poisson_term");
+            assert_close(g, x.exp() - f64::from(k), 1e-14, "poisson_term'");
+            assert_close(h[0][0], x.exp(), 1e-14, "poisson_term''");
+            let d = central_difference(|x| poisson_term_grad(x, k).1, x);
+            assert_close(h[0][0], d, 1e-6, "poisson_term'' by differences");
+        }
+    }
+    for x in [-1.5, 0.4, 2.0] {
+        let d = doubled_cube_derivatives(x);
+        assert_eq!(d[0], doubled_cube(x));
+        let expected = [2.0 * x * x * x, 6.0 * x * x, 12.0 * x, 12.0];
+        for (a, e) in d.iter().zip(expected) {
+            assert_close(*a, e, 1e-13, "doubled_cube_derivatives");
+        }
+    }
+    let ks = [2u32, 3, 4];
+    let w: Vec<f64> = ks.iter().map(|&k| log_factorial(k)).collect();
+    for x in [[0.5, -1.0, 2.0], [-1.2, 0.3, 0.8]] {
+        // f = (sum w_i x_i²) x0.
+        let q: f64 = (0..3).map(|i| w[i] * x[i] * x[i]).sum();
+        let (v, g, h) = weighted_twice_hessian(&x, &ks);
+        assert_eq!(v, weighted_twice(&x, &ks));
+        assert_close(v, q * x[0], 1e-14, "weighted_twice");
+        let mut eg = [0.0; 3];
+        let mut eh = [[0.0; 3]; 3];
+        for i in 0..3 {
+            eg[i] = 2.0 * w[i] * x[i] * x[0];
+            eh[i][i] = 2.0 * w[i] * x[0];
+            eh[i][0] += 2.0 * w[i] * x[i];
+            eh[0][i] += 2.0 * w[i] * x[i];
+        }
+        eg[0] += q;
+        for i in 0..3 {
+            assert_close(g[i], eg[i], 1e-13, "weighted_twice gradient");
+            for j in 0..3 {
+                assert_close(h[i][j], eh[i][j], 1e-13, "weighted_twice Hessian");
+            }
+        }
+        let t = vec![0.3, -0.7, 1.1];
+        let dot = |g: &[f64]| g.iter().zip(&t).map(|(a, b)| a * b).sum::<f64>();
+        let (_, jt) = weighted_twice_jvp(&x, &ks, t.clone());
+        assert_close(jt, dot(&g), 1e-13, "weighted_twice_jvp");
+        let (_, gp) = weighted_plus_grad(&x, &ks);
+        let (vp, jt) = weighted_plus_jvp(&x, &ks, t.clone());
+        assert_eq!(vp, weighted_plus(&x, &ks));
+        assert_close(vp, q + x[1], 1e-14, "weighted_plus");
+        assert_close(jt, dot(&gp), 1e-13, "weighted_plus_jvp");
+        assert_close(
+            gp[1],
+            2.0 * w[1] * x[1] + 1.0,
+            1e-14,
+            "weighted_plus gradient",
+        );
+    }
+}

@@ -82,8 +82,9 @@ pub mod private {
         accumulate, accumulate_into_slot, add_into_slot, add_output_cotangent, add_to,
         call_cotangent, clear, copy_into, copy_len, cotangent, dot, gradient_buffer, grow_to,
         load_or_zero, nth, output_cotangent, output_tangent, slot_or_scratch, snapshot, sum,
-        tangent, window_len, zero_like, zero_tuple_like, zeros_like, ArrayLike, ArrayTape,
-        FromElements, PassOn, Passed, Reusable, Scratch, SnapshotTape, Tape, TapeReader,
+        tangent, window_len, zero_like, zero_tuple_like, zeros_like, AddArrayCotangents,
+        AddScalarCotangents, AddTupleCotangents, ArrayLike, ArrayTape, Cotangents, FromElements,
+        PassOn, Passed, Reusable, Scratch, SnapshotTape, Tape, TapeReader,
     };
     pub use crate::multi_dual::MultiDual;
     pub use crate::rules;

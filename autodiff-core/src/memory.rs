@@ -844,6 +844,85 @@ pub fn add_to<T: Copy + core::ops::Add<Output = T>>(target: &mut T, value: T) {
     *target = *target + value;
 }
 
+/// Two cotangents of one value whose type the macro cannot see (a call's result, `let oc = sub(o, c);`,
+/// passed whole to two calls, `dot3(oc, oc)`), added by whichever of [`AddScalarCotangents`],
+/// [`AddArrayCotangents`] and [`AddTupleCotangents`] method resolution finds for their type: a float
+/// (`+`), an array or `Vec` of floats (element by element) or a tuple of floats (part by part).
+///
+/// ```
+/// use autodiff_core::private::{AddArrayCotangents as _, AddScalarCotangents as _, Cotangents};
+/// assert_eq!(Cotangents(1.5, 2.0).add_cotangents(), 3.5);
+/// assert_eq!(Cotangents([1.0, 2.0], [0.5, 0.25]).add_cotangents(), [1.5, 2.25]);
+/// assert_eq!(Cotangents(vec![1.0], vec![2.0]).add_cotangents(), vec![3.0]);
+/// ```
+pub struct Cotangents<T>(pub T, pub T);
+
+/// [`Cotangents`] of a type that adds (a float, a dual number).
+pub trait AddScalarCotangents<T> {
+    /// The sum.
+    fn add_cotangents(self) -> T;
+}
+
+impl<T: core::ops::Add<Output = T>> AddScalarCotangents<T> for Cotangents<T> {
+    #[inline]
+    fn add_cotangents(self) -> T {
+        self.0 + self.1
+    }
+}
+
+/// [`Cotangents`] of an array or a `Vec` of floats: added element by element.
+pub trait AddArrayCotangents<T> {
+    /// The sum.
+    fn add_cotangents(self) -> T;
+}
+
+impl<T: Copy + core::ops::Add<Output = T>, const N: usize> AddArrayCotangents<[T; N]>
+    for Cotangents<[T; N]>
+{
+    #[inline]
+    fn add_cotangents(self) -> [T; N] {
+        let (mut sum, other) = (self.0, self.1);
+        for (s, o) in sum.iter_mut().zip(other) {
+            *s = *s + o;
+        }
+        sum
+    }
+}
+
+impl<T: Copy + core::ops::Add<Output = T>> AddArrayCotangents<Vec<T>> for Cotangents<Vec<T>> {
+    #[inline]
+    fn add_cotangents(self) -> Vec<T> {
+        let (mut sum, other) = (self.0, self.1);
+        for (s, o) in sum.iter_mut().zip(other) {
+            *s = *s + o;
+        }
+        sum
+    }
+}
+
+/// [`Cotangents`] of a tuple of floats (of two to four): added part by part.
+pub trait AddTupleCotangents<T> {
+    /// The sum.
+    fn add_cotangents(self) -> T;
+}
+
+macro_rules! add_tuple_cotangents {
+    ($($t:ident $i:tt),+) => {
+        impl<$($t: core::ops::Add<Output = $t>),+> AddTupleCotangents<($($t,)+)>
+            for Cotangents<($($t,)+)>
+        {
+            #[inline]
+            fn add_cotangents(self) -> ($($t,)+) {
+                ($(self.0.$i + self.1.$i,)+)
+            }
+        }
+    };
+}
+
+add_tuple_cotangents!(A 0, B 1);
+add_tuple_cotangents!(A 0, B 1, C 2);
+add_tuple_cotangents!(A 0, B 1, C 2, D 3);
+
 /// The inner product of two arrays: forward mode of a function whose gradient is given.
 #[inline]
 pub fn dot<T: Zero + Copy + core::ops::Mul<Output = T>>(a: &[T], b: &[T]) -> T {

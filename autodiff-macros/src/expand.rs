@@ -711,11 +711,13 @@ fn first_order_generic_copy(
         return missing;
     }
     // A value of a type of the user's passed on whole (`inner(x, mode)`) may reach a function of a
-    // parameter struct, which has no copy to call (`Missing`): the copy might not compile.
+    // parameter struct, which has no copy to call (`Missing`): the copy might not compile. Not one of an
+    // enum that the source file declares (`declared_enum`): no parameter struct takes it, and the copy
+    // passes it on as the function does.
     if let Some(p) = sig
         .params
         .iter()
-        .find(|p| p.passed_on != signature::PassedOn::No)
+        .find(|p| p.passed_on != signature::PassedOn::No && !declared_enum(&p.ty))
     {
         let why = format!(
             "it passes `{}`, of a type of its own, on whole to a call, which may be a function of a \
@@ -767,6 +769,17 @@ fn first_order_generic_copy(
         companion::GenericCopy::Copy(naming::generic_copy(&item.sig.ident)),
         expand_fn(copy_args, copy, Errors::default()),
     )
+}
+
+// Input:  `mode: Mode`, in a file declaring `enum Mode { A, B }`
+// Output: true
+/// Is `ty` (a parameter's type, by value) an enum that the attribute's source file declares
+/// (`context::declared_as_data`): data, matched on or passed on, never a parameter struct?
+fn declared_enum(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| {
+        crate::context::declared_as_data(&naming::unraw(&s.ident))
+            == Some(crate::context::Data::Enum)
+    }))
 }
 
 /// Does `block` cast a computed value to an integer type (`(p.w[0].abs() * 3.0) as usize`, not a name or a
@@ -1388,7 +1401,10 @@ fn plain_calls_with(
                 _ => None,
             })
             .collect();
-        let has_floats = floats.iter().any(|f| *f) || with_arrays;
+        // A call of integers alone (`log_factorial(counts[i])`, `two()`): no function with derivatives
+        // takes only integers, so a plain helper, whose float result (if any) is a constant the copy lifts.
+        let integers_only = integer_arguments_only(callee, args, activity);
+        let has_floats = floats.iter().any(|f| *f) || with_arrays || integers_only;
         let call = (scalars && !active && has_floats).then(|| crate::shadow::PlainCall {
             callee: name.clone(),
             floats,
@@ -1646,12 +1662,27 @@ fn first_order_copy_calls(
             _ => None,
         })
         .collect();
+    // And the calls of integers alone (`log_factorial(counts[i])`), plain helpers whose result is a
+    // constant (`plain_calls_with`), which the copy calls as written and lifts.
+    let integer_arguments: Vec<String> = f
+        .all_stmts()
+        .into_iter()
+        .filter_map(|stmt| match stmt {
+            Stmt::Let {
+                value: Value::Call { callee, args, .. },
+                ..
+            } if integer_arguments_only(callee, args, activity) => {
+                Some(callee.path.to_token_stream().to_string())
+            }
+            _ => None,
+        })
+        .collect();
     // Calls that only parameters outside `wrt(..)` reach: the copy's or the callee as written
     // (`maybe::CopyCall`), in a free function without parameter structs (as the first order's hidden
     // sweeps, `maybe::plan`: elsewhere those need the callee's derivatives, an error at the call).
     let excluded = sig.params.iter().any(|p| p.through_calls() && !p.active);
     let maybe = free && excluded;
-    if integer_results.is_empty() && !maybe {
+    if integer_results.is_empty() && integer_arguments.is_empty() && !maybe {
         return crate::shadow::CopyCalls {
             active,
             plain: Vec::new(),
@@ -1673,7 +1704,7 @@ fn first_order_copy_calls(
     };
     let mut plain: Vec<crate::shadow::PlainCall> = all_plain
         .into_iter()
-        .filter(|p| integer_results.contains(&p.callee))
+        .filter(|p| integer_results.contains(&p.callee) || integer_arguments.contains(&p.callee))
         .collect();
     plain.extend(maybe);
     // A callee whose every call has a constant result (an integer, `stop_gradient(helper(x))`) is called
@@ -1705,6 +1736,30 @@ fn first_order_copy_calls(
         by_path: true,
         float_results: true,
     }
+}
+
+// Input:  `log_factorial(counts[i])`, `two()`
+// Output: true
+/// Is a call one of integers (or `bool`s) alone, of a function of the user's (not one of the run-time
+/// helpers the lowering calls, `__private::window_len(..)`)? No function with derivatives takes only
+/// integers, so it is a plain helper, whose result is a constant: a generic copy calls it as written and
+/// lifts a float result into its own float type (`shadow::PlainCall`).
+fn integer_arguments_only(
+    callee: &syn::ExprPath,
+    args: &[crate::ir::Operand],
+    activity: &Activity,
+) -> bool {
+    let names = naming::path_names(&callee.path);
+    let helper = callee.path.leading_colon.is_some()
+        && names.first().is_some_and(|n| n == "autodiff")
+        && names.get(1).is_some_and(|n| n == "__private");
+    !helper
+        && args.iter().all(|a| {
+            matches!(
+                activity.kind(a),
+                crate::ir::Kind::Int | crate::ir::Kind::Bool
+            )
+        })
 }
 
 /// Is `item` an associated function or method of an `impl` block? The macro sees the function alone, so

@@ -833,6 +833,9 @@ impl Forward<'_, '_> {
                     let t = self.array_tangent(*a);
                     quote!(::core::convert::Into::into(::core::clone::Clone::clone(&#t)))
                 }
+                // An array of integers (`labels: &[usize]` passed on): no tangent, as the callee's `()`
+                // slot says (`zeros_like` of it was a `Vec<usize>`, rustc's E0277 `(): From<Vec<u32>>`).
+                Operand::Array(a) if !activity.is_float_array(*a) => quote!(()),
                 Operand::Array(a) => {
                     let name = self.e.array_name(*a);
                     let zeros = quote!(::autodiff::__private::zeros_like(&#name));

@@ -519,6 +519,14 @@ impl Reverse<'_, '_> {
             (Some(previous), Kind::Struct(_)) => {
                 quote!(::autodiff::__private::add_struct(#previous, &#contribution))
             }
+            // A value of a type the syntax does not settle (`let oc = sub(o, c);` passed whole to two
+            // calls), whose cotangents are both a callee's (names: an arithmetic contribution is a
+            // float's): a float, an array or a tuple, which method resolution tells apart (`+` of two
+            // `[f64; 3]` was rustc's E0369).
+            (Some(previous), Kind::Unknown) if is_name => quote!({
+                use ::autodiff::__private::{AddArrayCotangents as _, AddScalarCotangents as _, AddTupleCotangents as _};
+                ::autodiff::__private::Cotangents(#previous, #contribution).add_cotangents()
+            }),
             (Some(previous), _) => quote!(#previous + #contribution),
         };
         let name = self.e.adjoint_name(var);
