@@ -112,6 +112,8 @@ struct Declared {
     /// `cfg_attr`), an `impl` of a trait named `Differentiable` for it, a type alias or a `use` renaming
     /// to it: what the name stands for may be a parameter struct.
     maybe_differentiable: bool,
+    /// A struct, with the derive or without.
+    a_struct: bool,
 }
 
 /// Does the source show the attribute being expanded on `fn name` inside an `impl` block? `false` where
@@ -307,6 +309,15 @@ fn data_field_type_at(blocks: &Blocks, offset: usize, name: &str, field: &str) -
         .flatten()
 }
 
+// Input:  `Particle`, of a file holding `#[derive(Differentiable)] struct Particle { x: f64, v: f64 }`
+// Output: true
+/// Does the nearest module around the attribute that declares the type `name` declare a struct of that
+/// name (with the derive or without)? `false` where the source does not show one.
+pub(crate) fn declared_struct(name: &str) -> bool {
+    call_site(|blocks, offset| declared_at(blocks, offset, name).is_some_and(|d| d.a_struct))
+        .unwrap_or(false)
+}
+
 /// The named fields of `fields` whose type is a primitive scalar, by name, with that type's name.
 fn scalar_fields(fields: &syn::Fields) -> HashMap<String, String> {
     const SCALARS: [&str; 15] = [
@@ -382,6 +393,7 @@ fn declared_types(text: &str) -> HashMap<(Vec<String>, String), Declared> {
         }
         fn visit_item_struct(&mut self, item: &'ast syn::ItemStruct) {
             let entry = self.entry(&item.ident);
+            entry.a_struct = true;
             if names_differentiable(&item.attrs) {
                 entry.maybe_differentiable = true;
             } else if entry.data_struct {
@@ -657,7 +669,8 @@ fn gives_no_derivatives(attr: &syn::Attribute) -> bool {
 /// Do `attrs` name `Differentiable` anywhere (`#[derive(Clone, Differentiable)]`, `#[cfg_attr(.., derive(
 /// autodiff::Differentiable))]`)?
 fn names_differentiable(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| {
+    // (Not a doc comment that mentions the word: `/// Not Differentiable: data.`)
+    attrs.iter().filter(|a| !a.path().is_ident("doc")).any(|a| {
         quote::ToTokens::to_token_stream(a)
             .to_string()
             .split(|c: char| !(c.is_alphanumeric() || c == '_'))
@@ -1020,7 +1033,7 @@ mod tests {
 
     #[test]
     fn types_declared_without_the_derive_are_data() {
-        let file = "pub struct Settings { scale: f64, n: usize } \
+        let file = "/// Not Differentiable: data.\n pub struct Settings { scale: f64, n: usize } \
                     #[derive(Clone, Copy)] enum Mode { A, B } \
                     #[derive(Clone, autodiff::Differentiable)] struct Mlp { w: Vec<f64> } \
                     #[cfg_attr(all(), derive(Differentiable))] struct Maybe { a: f64 } \

@@ -768,6 +768,68 @@ fn unsupported_float_container(ty: &Type, float_params: &[Ident]) -> Option<&'st
     }
 }
 
+// Input:  `&[Particle]`, in a file declaring `struct Particle { .. }`
+// Output: Some("Particle")
+/// The name of the struct that `ty`, a slice, array or `Vec` (nested, by reference or not), holds, where
+/// the source file declares a struct of that name (`context::declared_struct`): the macro reads no
+/// fields of elements (`ps[i].x`).
+fn struct_elements(ty: &Type) -> Option<String> {
+    let inner = match ty {
+        Type::Reference(r) => &*r.elem,
+        other => other,
+    };
+    let container =
+        matches!(inner, Type::Slice(_) | Type::Array(_)) || vec_element(inner).is_some();
+    let Type::Path(tp) = innermost(ty) else {
+        return None;
+    };
+    let name = tp
+        .path
+        .get_ident()
+        .filter(|_| container && tp.qself.is_none())?;
+    let name = crate::naming::unraw(name);
+    crate::context::declared_struct(&name).then_some(name)
+}
+
+/// Does `block` read an element of the parameter `param` (`ps[i].x`, `&ps[i]`), or iterate over it (`for
+/// p in ps`, `ps.iter()`)? A slice of structs only measured or passed on whole is passed through as data.
+fn reads_element_fields(block: &syn::Block, param: &Ident) -> bool {
+    struct Find<'a> {
+        param: &'a Ident,
+        found: bool,
+    }
+    impl Find<'_> {
+        fn is_param(&self, e: &syn::Expr) -> bool {
+            match e {
+                syn::Expr::Path(p) => p.qself.is_none() && p.path.is_ident(self.param),
+                syn::Expr::Paren(p) => self.is_param(&p.expr),
+                syn::Expr::Reference(r) => self.is_param(&r.expr),
+                syn::Expr::MethodCall(m) => self.is_param(&m.receiver),
+                _ => false,
+            }
+        }
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Find<'_> {
+        fn visit_expr(&mut self, e: &'ast syn::Expr) {
+            match e {
+                syn::Expr::Index(i) => self.found |= self.is_param(&i.expr),
+                syn::Expr::ForLoop(l) => self.found |= self.is_param(&l.expr),
+                syn::Expr::MethodCall(m) if m.method == "iter" => {
+                    self.found |= self.is_param(&m.receiver);
+                }
+                _ => {}
+            }
+            syn::visit::visit_expr(self, e);
+        }
+    }
+    let mut find = Find {
+        param,
+        found: false,
+    };
+    syn::visit::Visit::visit_block(&mut find, block);
+    find.found
+}
+
 /// The element type at the bottom of nested references, slices, arrays and `Vec`s (`f64` of
 /// `&[Vec<[f64; 2]>]`).
 fn innermost(ty: &Type) -> &Type {
@@ -899,6 +961,19 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                 }
                 if let Some(message) = unsupported_float_container(&pt.ty, &float_params) {
                     errors.spanned(&pt.ty, message);
+                    ok = false;
+                } else if let Some(name) =
+                    struct_elements(&pt.ty).filter(|_| reads_element_fields(&item.block, &pi.ident))
+                {
+                    errors.spanned(
+                        &pt.ty,
+                        format!(
+                            "slices, `Vec`s and arrays of structs (of `{name}`) are not supported: pass \
+                             their fields as slices of floats (`x: &[f64], v: &[f64]`), or hold them as \
+                             `Vec` fields of one `Differentiable` struct (`struct Particles {{ x: \
+                             Vec<f64>, v: Vec<f64> }}`)"
+                        ),
+                    );
                     ok = false;
                 }
                 let scalar_ref = match &*pt.ty {
