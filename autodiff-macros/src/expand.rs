@@ -2084,20 +2084,15 @@ impl<'a> Generated<'a> {
             return None;
         }
         if !self.plain() {
-            return Some(self.grad_into_by_copy());
+            return Some(
+                self.grad_into_in_body()
+                    .unwrap_or_else(|| self.grad_into_by_copy()),
+            );
         }
         let (grad, signature) = self.grad_into_signature();
         let buffers = self.buffer_names();
         let unpack = tuple_or_single(buffers.iter().map(ToTokens::to_token_stream).collect());
-        let clear = self
-            .sig
-            .active()
-            .zip(&buffers)
-            .filter(|(p, _)| p.array.is_some())
-            .map(|(p, b)| match p.scalar {
-                true => quote!(*#b = ::autodiff::__private::zero_like(&*#b);),
-                false => quote!(::autodiff::__private::clear(&mut #b[..]);),
-            });
+        let clear = self.clear_buffers(&buffers);
         let into = self.vjp_into_name();
         let args = self.sig.params.iter().map(|p| &p.ident);
         let one = Emitter::one_of(&self.sig.ret_kind);
@@ -2121,6 +2116,99 @@ impl<'a> Generated<'a> {
                 let #unpack = #grad;
                 #(#clear)*
                 #into(#(#args,)* #one, #(#none)* #unpack)
+            }
+        })
+    }
+
+    /// Zeroes the array buffers `buffers` of the active parameters (the sweep into buffers adds into
+    /// them; it assigns a float's).
+    fn clear_buffers(&self, buffers: &[Ident]) -> Vec<TokenStream> {
+        self.sig
+            .active()
+            .zip(buffers)
+            .filter(|(p, _)| p.array.is_some())
+            .map(|(p, b)| match p.scalar {
+                true => quote!(*#b = ::autodiff::__private::zero_like(&*#b);),
+                false => quote!(::autodiff::__private::clear(&mut #b[..]);),
+            })
+            .collect()
+    }
+
+    // Input:  impl Line { #[differentiable] fn weighted(&self, x: &[f64]) -> f64 { .. self.slope .. } }
+    // Output: fn weighted_grad_into(&self, x: &[f64], grad: &mut [f64]) -> f64 {
+    //             let __grad_x = grad; clear(&mut __grad_x[..]); let d_ret = 1.0;
+    //             let __self_slope = self.slope; <the reverse sweep, adding into `__grad_x`> }
+    /// `f_grad_into` with the reverse sweep in its body, run straight into the caller's buffers, of a
+    /// function that is not `plain`: a method (whose sweep into buffers would have to be an associated
+    /// function beside it) or a function whose parameter structs are all constant (left out by `wrt(..)`,
+    /// data without the derive, a constant `self`): the struct has no part in the gradient, its fields are
+    /// read as inputs that no buffer takes. `None` (`f_grad` copied: `grad_into_by_copy`) where a struct
+    /// or a matrix is active, whose gradient the sweep gives as a value.
+    fn grad_into_in_body(&self) -> Option<TokenStream> {
+        let gives_value = self.sig.params.iter().any(|p| {
+            p.active
+                && (matches!(p.kind, crate::ir::Kind::Struct(_))
+                    || p.array.is_some_and(|shape| shape.matrix))
+        });
+        if gives_value {
+            return None;
+        }
+        let inner = self.flat.map_or(self.sig, |flat| &flat.inner);
+        let buffers = self.buffer_names();
+        // The fields' inputs of a constant struct are constant: the sweep's buffers are the declared ones.
+        if buffer_names(inner) != buffers {
+            return None;
+        }
+        let (grad, signature) = self.grad_into_signature();
+        let unpack = tuple_or_single(buffers.iter().map(ToTokens::to_token_stream).collect());
+        let clear = self.clear_buffers(&buffers);
+        let d_ret = naming::fixed("d_ret");
+        let one = Emitter::one_of(&self.sig.ret_kind);
+        // The cotangents of the output parameters are zero (`None`), as in `f_grad`.
+        let outputs = self.sig.outputs().map(|p| {
+            let (d, elem) = (
+                naming::output_cotangent(&p.ident),
+                Signature::element_type(p),
+            );
+            quote!(let #d: ::core::option::Option<&[#elem]> = ::core::option::Option::None;)
+        });
+        // A float output's gradient buffer (`&mut T`) is a slice of one element, as the output is.
+        let scalars = self
+            .sig
+            .active()
+            .zip(&buffers)
+            .filter(|(p, _)| p.scalar)
+            .map(|(_, b)| quote!(let #b = ::core::slice::from_mut(#b);));
+        let prologue = self.flat.map(|flat| flat.prologue(self.sig));
+        let mut emitter = match self.flat {
+            Some(flat) => Emitter::new(self.f, &flat.inner, self.activity),
+            None => self.emitter(),
+        };
+        let body = reverse::vjp_body(
+            &mut emitter,
+            inner,
+            &d_ret,
+            reverse::GradientOut::Into(&buffers),
+        );
+        let doc = format!(
+            " The value of `{name}`, with its gradient written into `grad`: the caller's buffers, in the \
+             order and shapes of `{name}_grad`'s gradient. The buffers are overwritten; nothing is \
+             allocated for the gradient.\n\n # Panics\n\n If a buffer's length differs from its \
+             parameter's.",
+            name = self.item.sig.ident,
+        );
+        Some(quote! {
+            #[doc = #doc]
+            #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+            #[inline]
+            #signature {
+                let #unpack = #grad;
+                #(#clear)*
+                #(#scalars)*
+                let #d_ret = #one;
+                #(#outputs)*
+                #prologue
+                #body
             }
         })
     }

@@ -1018,7 +1018,7 @@ impl Flattened {
 
     /// Binds the field inputs at the start of a generated body: `let __p_w = &p.w;`, `let __p_b = p.b;`
     /// (and `let p = &p;` for a struct taken by value, so that every struct is a reference).
-    fn prologue(&self, sig: &Signature) -> TokenStream {
+    pub(crate) fn prologue(&self, sig: &Signature) -> TokenStream {
         self.prologue_in(sig, self.lift.as_ref())
     }
 
