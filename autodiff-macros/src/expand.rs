@@ -2138,25 +2138,34 @@ impl<'a> Generated<'a> {
     // Output: fn weighted_grad_into(&self, x: &[f64], grad: &mut [f64]) -> f64 {
     //             let __grad_x = grad; clear(&mut __grad_x[..]); let d_ret = 1.0;
     //             let __self_slope = self.slope; <the reverse sweep, adding into `__grad_x`> }
+    // Input:  #[differentiable] fn loss(m: &Model, x: f64) -> f64 { .. m.w[i] .. m.b .. }
+    // Output: fn loss_grad_into(m: &Model, x: f64, grad: (&mut Model, &mut f64)) -> f64 {
+    //             let (__grad_m, __grad_x) = grad; let d_ret = 1.0; let __m_w = &m.w; let __m_b = m.b;
+    //             <m's buffer cleared, its fields' buffers bound: `Flattened::into_fields`>
+    //             <the reverse sweep, adding into `m.w`'s buffer `&mut __grad_m.w[..]`>
+    //             let __grad___m_b = <m.b's adjoint>; <Model>::__autodiff_add_to_b(&mut *__grad_m, __grad___m_b);
+    //             <the value> }
     /// `f_grad_into` with the reverse sweep in its body, run straight into the caller's buffers, of a
     /// function that is not `plain`: a method (whose sweep into buffers would have to be an associated
-    /// function beside it) or a function whose parameter structs are all constant (left out by `wrt(..)`,
-    /// data without the derive, a constant `self`): the struct has no part in the gradient, its fields are
-    /// read as inputs that no buffer takes. `None` (`f_grad` copied: `grad_into_by_copy`) where a struct
-    /// or a matrix is active, whose gradient the sweep gives as a value.
+    /// function beside it) or a function of parameter structs. A constant struct (left out by `wrt(..)`,
+    /// data without the derive, a constant `self`) has no part in the gradient: its fields are inputs that
+    /// no buffer takes. An active struct's fields are written into the caller's struct
+    /// (`Flattened::into_fields`). `None` (`f_grad` copied: `grad_into_by_copy`) where a matrix is
+    /// active, or a struct is passed on whole or has a matrix field: the sweep gives their gradients as
+    /// values.
     fn grad_into_in_body(&self) -> Option<TokenStream> {
-        let gives_value = self.sig.params.iter().any(|p| {
-            p.active
-                && (matches!(p.kind, crate::ir::Kind::Struct(_))
-                    || p.array.is_some_and(|shape| shape.matrix))
-        });
-        if gives_value {
+        let matrix =
+            (self.sig.params.iter()).any(|p| p.active && p.array.is_some_and(|shape| shape.matrix));
+        if matrix {
             return None;
         }
-        let inner = self.flat.map_or(self.sig, |flat| &flat.inner);
         let buffers = self.buffer_names();
-        // The fields' inputs of a constant struct are constant: the sweep's buffers are the declared ones.
-        if buffer_names(inner) != buffers {
+        let (inner, fields) = match self.flat {
+            Some(flat) => (&flat.inner, Some(flat.into_fields(self.sig, &buffers)?)),
+            None => (self.sig, None),
+        };
+        let sweep_buffers = fields.as_ref().map_or(&buffers, |f| &f.buffers);
+        if sweep_buffers.len() != inner.active().count() {
             return None;
         }
         let (grad, signature) = self.grad_into_signature();
@@ -2184,12 +2193,15 @@ impl<'a> Generated<'a> {
             Some(flat) => Emitter::new(self.f, &flat.inner, self.activity),
             None => self.emitter(),
         };
-        let body = reverse::vjp_body(
-            &mut emitter,
-            inner,
-            &d_ret,
-            reverse::GradientOut::Into(&buffers),
-        );
+        let out = match &fields {
+            Some(fields) => reverse::GradientOut::IntoFields(sweep_buffers, &fields.store),
+            None => reverse::GradientOut::Into(sweep_buffers),
+        };
+        let body = reverse::vjp_body(&mut emitter, inner, &d_ret, out);
+        let (zero, bind) = match &fields {
+            Some(fields) => (Some(&fields.zero), Some(&fields.bind)),
+            None => (None, None),
+        };
         let doc = format!(
             " The value of `{name}`, with its gradient written into `grad`: the caller's buffers, in the \
              order and shapes of `{name}_grad`'s gradient. The buffers are overwritten; nothing is \
@@ -2208,6 +2220,8 @@ impl<'a> Generated<'a> {
                 let #d_ret = #one;
                 #(#outputs)*
                 #prologue
+                #zero
+                #bind
                 #body
             }
         })

@@ -78,6 +78,18 @@ impl VisitMut for DerefBorrowed<'_> {
     }
 }
 
+/// `f_grad_into`'s reverse sweep over the inputs into the caller's buffers (`Flattened::into_fields`).
+pub(crate) struct IntoFields {
+    /// The sweep's buffers, one per active input.
+    pub(crate) buffers: Vec<Ident>,
+    /// Clears each struct's buffer in place (after `prologue`, which borrows a struct taken by value).
+    pub(crate) zero: TokenStream,
+    /// Binds the fields' buffers (after `zero`).
+    pub(crate) bind: TokenStream,
+    /// Adds the float fields' adjoints into the structs' buffers (after the sweep's stores).
+    pub(crate) store: TokenStream,
+}
+
 /// A function with parameter structs, flattened.
 pub(crate) struct Flattened {
     /// The body with each field read replaced by the field's input.
@@ -1065,6 +1077,96 @@ impl Flattened {
             });
         }
         quote!(#(#code)*)
+    }
+
+    // Input:  fn loss(m: &Model, x: f64) -> f64 { m.w[0] * x + m.b }, `grad: (&mut Model, &mut f64)`
+    // Output: zero: <Model as Differentiable>::__autodiff_zero_into(m, &mut *__grad_m);
+    //         bind: let mut __scratch___m_w = Vec::new();
+    //               let __grad___m_w = field_buffer(<Model>::__autodiff_constant_field("w"), &mut __grad_m.w,
+    //                                               &mut __scratch___m_w, __m_w.len());
+    //         store (after the sweep's `let __grad___m_b = <m.b's adjoint>;`):
+    //               <Model>::__autodiff_add_to_b(&mut *__grad_m, __grad___m_b);
+    /// How `f_grad_into` runs the reverse sweep over the inputs straight into the caller's buffers, where
+    /// `buffers` are its buffers of the declared active parameters (`&mut S` for a struct): each struct's
+    /// buffer is cleared in place (`zero`, the `#[no_grad]` fields copied); an array field's buffer is the
+    /// field of the caller's struct (a scratch for a `#[no_grad]` one); a float field's adjoint, which the
+    /// sweep binds to its buffer's name (`GradientOut::IntoFields`), is added into the struct after the
+    /// sweep (`store`) by the derive's helpers, which skip `#[no_grad]` fields.
+    /// The sweep's buffers, one per active input, are `buffers`. `None` where a struct is passed on whole
+    /// or a field is a matrix or a value passed on (their adjoints are values: `f_grad` is copied).
+    pub(crate) fn into_fields(&self, sig: &Signature, buffers: &[Ident]) -> Option<IntoFields> {
+        if self.lift.is_some() {
+            return None;
+        }
+        let mut into = IntoFields {
+            buffers: Vec::new(),
+            zero: TokenStream::new(),
+            bind: TokenStream::new(),
+            store: TokenStream::new(),
+        };
+        let mut outer = buffers.iter();
+        let mut inner_index = 0;
+        for (i, p) in sig.params.iter().enumerate() {
+            let own = inner_index;
+            let fields: Vec<&FieldInput> = self.fields.iter().filter(|f| f.parent == i).collect();
+            inner_index += 1 + fields.len();
+            if !p.active {
+                continue;
+            }
+            let buffer = outer.next()?;
+            let Kind::Struct(ty) = &p.kind else {
+                into.buffers.push(buffer.clone());
+                continue;
+            };
+            if self.whole[i] || self.inner.params[own].active {
+                return None;
+            }
+            let (ty, primal) = (ty.to_token_stream(), reference(p));
+            into.zero.extend(quote! {
+                <#ty as ::autodiff::__private::Differentiable>::__autodiff_zero_into(#primal, &mut *#buffer);
+            });
+            for (k, field) in fields.iter().enumerate() {
+                if !self.inner.params[own + 1 + k].active {
+                    continue;
+                }
+                let input = &field.ident;
+                let name =
+                    |prefix: &str| format_ident!("{}{}", prefix, input, span = Span::mixed_site());
+                let (sweep_buffer, local) = (name("__grad_"), name("__field_"));
+                let path = &field.path;
+                match field.shape {
+                    Shape::Array if !field.matrix => {
+                        // A `#[no_grad]` field anywhere on the path: the gradient is the primal's copy.
+                        let constant = (0..path.len()).map(|depth| {
+                            let (parent_ty, name) = (
+                                field_type(&ty, &path[..depth]),
+                                path[depth].to_string(),
+                            );
+                            quote!(<#parent_ty as ::autodiff::__private::Differentiable>::__autodiff_constant_field(#name))
+                        });
+                        into.bind.extend(quote! {
+                            let mut #local = ::std::vec::Vec::new();
+                            let #sweep_buffer = ::autodiff::__private::field_buffer(
+                                false #(|| #constant)*,
+                                &mut #buffer #(.#path)*,
+                                &mut #local,
+                                #input.len(),
+                            );
+                        });
+                    }
+                    // The sweep binds the adjoint to `sweep_buffer` (`GradientOut::IntoFields`).
+                    Shape::Scalar => into.store.extend(add_field_adjoint(
+                        &ty,
+                        quote!(&mut *#buffer),
+                        path,
+                        quote!(#sweep_buffer),
+                    )),
+                    _ => return None,
+                }
+                into.buffers.push(sweep_buffer);
+            }
+        }
+        Some(into)
     }
 
     /// The body of `f_vjp`: the reverse sweep over the inputs, `inner_body`, whose gradient has a slot
