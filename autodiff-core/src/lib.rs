@@ -80,9 +80,9 @@ pub mod private {
     };
     pub use crate::memory::{
         accumulate, accumulate_into_slot, add_into_slot, add_output_cotangent, add_to,
-        call_cotangent, clear, copy_into, copy_len, cotangent, dot, field_buffer, gradient_buffer,
-        grow_to, load_or_zero, nth, output_cotangent, output_tangent, slot_or_scratch, snapshot,
-        sum, tangent, window_len, zero_like, zero_tuple_like, zeros_like, ArrayLike, ArrayTape,
+        call_cotangent, clear, copy_into, copy_len, cotangent, dot, gradient_buffer, grow_to,
+        load_or_zero, nth, output_cotangent, output_tangent, slot_or_scratch, snapshot, sum,
+        tangent, window_len, zero_like, zero_tuple_like, zeros_like, ArrayLike, ArrayTape,
         FromElements, PassOn, Passed, Reusable, Scratch, SnapshotTape, Tape, TapeReader,
     };
     pub use crate::multi_dual::MultiDual;

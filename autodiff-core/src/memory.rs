@@ -623,26 +623,6 @@ pub fn gradient_buffer<'b, T, A: ArrayLike + ?Sized>(
     checked_buffer("gradient", label, buffer, param)
 }
 
-/// The buffer that `f_grad_into`'s reverse sweep adds a parameter struct's array field into: the field
-/// of the caller's gradient struct itself (`&mut grad.w[..]`, which `Differentiable::__autodiff_zero_into`
-/// cleared), or, for a `#[no_grad]` field (`constant`), whose gradient is the primal's copy, `scratch`
-/// made `len` zeros, which nobody reads.
-#[inline]
-pub fn field_buffer<'b, T: Zero + Clone, F: AsMut<[T]> + ?Sized>(
-    constant: bool,
-    field: &'b mut F,
-    scratch: &'b mut Vec<T>,
-    len: usize,
-) -> &'b mut [T] {
-    if constant {
-        scratch.clear();
-        scratch.resize(len, T::zero());
-        scratch
-    } else {
-        field.as_mut()
-    }
-}
-
 /// `buffer`, after checking that it has the length of the array `label` (`what` names the buffer in the
 /// message: "gradient", "tangent").
 #[inline]

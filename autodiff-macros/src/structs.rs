@@ -1081,15 +1081,15 @@ impl Flattened {
 
     // Input:  fn loss(m: &Model, x: f64) -> f64 { m.w[0] * x + m.b }, `grad: (&mut Model, &mut f64)`
     // Output: zero: <Model as Differentiable>::__autodiff_zero_into(m, &mut *__grad_m);
-    //         bind: let mut __scratch___m_w = Vec::new();
-    //               let __grad___m_w = field_buffer(<Model>::__autodiff_constant_field("w"), &mut __grad_m.w,
-    //                                               &mut __scratch___m_w, __m_w.len());
+    //         bind: let __grad___m_w: &mut [_] = &mut __grad_m.w[..];
     //         store (after the sweep's `let __grad___m_b = <m.b's adjoint>;`):
+    //               if <Model>::__autodiff_constant_field("w") { __grad_m.w.clone_from(&m.w); }
     //               <Model>::__autodiff_add_to_b(&mut *__grad_m, __grad___m_b);
     /// How `f_grad_into` runs the reverse sweep over the inputs straight into the caller's buffers, where
     /// `buffers` are its buffers of the declared active parameters (`&mut S` for a struct): each struct's
     /// buffer is cleared in place (`zero`, the `#[no_grad]` fields copied); an array field's buffer is the
-    /// field of the caller's struct (a scratch for a `#[no_grad]` one); a float field's adjoint, which the
+    /// field of the caller's struct (a `#[no_grad]` one copied from the primal again after the sweep,
+    /// which added into it: so nothing is allocated for it); a float field's adjoint, which the
     /// sweep binds to its buffer's name (`GradientOut::IntoFields`), is added into the struct after the
     /// sweep (`store`) by the derive's helpers, which skip `#[no_grad]` fields.
     /// The sweep's buffers, one per active input, are `buffers`. `None` where a struct is passed on whole
@@ -1122,36 +1122,34 @@ impl Flattened {
                 return None;
             }
             let (ty, primal) = (ty.to_token_stream(), reference(p));
+            let differentiable = quote!(::autodiff::__private::Differentiable);
             into.zero.extend(quote! {
-                <#ty as ::autodiff::__private::Differentiable>::__autodiff_zero_into(#primal, &mut *#buffer);
+                <#ty as #differentiable>::__autodiff_zero_into(#primal, &mut *#buffer);
             });
             for (k, field) in fields.iter().enumerate() {
                 if !self.inner.params[own + 1 + k].active {
                     continue;
                 }
-                let input = &field.ident;
-                let name =
-                    |prefix: &str| format_ident!("{}{}", prefix, input, span = Span::mixed_site());
-                let (sweep_buffer, local) = (name("__grad_"), name("__field_"));
+                let sweep_buffer =
+                    format_ident!("__grad_{}", field.ident, span = Span::mixed_site());
                 let path = &field.path;
                 match field.shape {
                     Shape::Array if !field.matrix => {
-                        // A `#[no_grad]` field anywhere on the path: the gradient is the primal's copy.
+                        // A `#[no_grad]` field anywhere on the path: its gradient is the primal's copy
+                        // (`zero`), which the sweep adds the field's adjoint into; copied again after.
                         let constant = (0..path.len()).map(|depth| {
-                            let (parent_ty, name) = (
-                                field_type(&ty, &path[..depth]),
-                                path[depth].to_string(),
-                            );
-                            quote!(<#parent_ty as ::autodiff::__private::Differentiable>::__autodiff_constant_field(#name))
+                            let parent_ty = field_type(&ty, &path[..depth]);
+                            let name = path[depth].to_string();
+                            quote!(<#parent_ty as #differentiable>::__autodiff_constant_field(#name))
                         });
+                        let primal = &p.ident;
                         into.bind.extend(quote! {
-                            let mut #local = ::std::vec::Vec::new();
-                            let #sweep_buffer = ::autodiff::__private::field_buffer(
-                                false #(|| #constant)*,
-                                &mut #buffer #(.#path)*,
-                                &mut #local,
-                                #input.len(),
-                            );
+                            let #sweep_buffer: &mut [_] = &mut #buffer #(.#path)* [..];
+                        });
+                        into.store.extend(quote! {
+                            if #(#constant)||* {
+                                ::core::clone::Clone::clone_from(&mut #buffer #(.#path)*, &#primal #(.#path)*);
+                            }
                         });
                     }
                     // The sweep binds the adjoint to `sweep_buffer` (`GradientOut::IntoFields`).
