@@ -1177,3 +1177,51 @@ fn a_struct_passed_on_whole() {
         assert_still_copied("passed_on", primal, into);
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// `f_vjp` and `f_grad` of parameter structs and methods run the same sweep into zeroed gradients: they
+// allocate the gradient (one `Vec` per `Vec` field) and nothing else.
+
+#[test]
+fn f_vjp_of_a_struct_allocates_the_gradient_alone() {
+    let mut inputs = Inputs(4023);
+    for _ in 0..POINTS {
+        let m = Model::random(&mut inputs, 3);
+        let (x, d_ret) = (inputs.next(), 1.0 + inputs.next());
+        let mut result = None;
+        let n = allocations_during(|| result = Some(model_loss_vjp(&m, x, d_ret)));
+        let (value, (dm, dx)) = result.expect("called");
+        // `Model`'s gradient holds one `Vec` (`w`).
+        assert!(n == 1 || !OPTIMISED, "model_loss_vjp allocated {n} times");
+        let (expected_value, (em, ex)) = model_loss_grad(&m, x);
+        assert_eq!(value.to_bits(), expected_value.to_bits());
+        let scaled: Vec<f64> = em.to_flat().iter().map(|g| g * d_ret).collect();
+        common::assert_all_close(&dm.to_flat(), &scaled, 1e-14, "model_loss_vjp");
+        common::assert_close(dx, ex * d_ret, 1e-14, "model_loss_vjp");
+        assert_eq!(dm.n, m.n);
+        let n = allocations_during(|| {
+            model_loss_grad(&m, x);
+        });
+        assert!(n == 1 || !OPTIMISED, "model_loss_grad allocated {n} times");
+
+        let line = Line {
+            slope: inputs.next(),
+            offsets: inputs.vec(2),
+        };
+        let (xs, ys) = (inputs.vec(4), inputs.vec(4));
+        let mut result = None;
+        let n = allocations_during(|| result = Some(line.fit_vjp(&xs, &ys, d_ret)));
+        let (value, d) = result.expect("called");
+        assert!(n == 1 || !OPTIMISED, "fit_vjp allocated {n} times");
+        let (expected_value, expected) = line.fit_grad(&xs, &ys);
+        assert_eq!(value.to_bits(), expected_value.to_bits());
+        let scaled: Vec<f64> = expected.to_flat().iter().map(|g| g * d_ret).collect();
+        common::assert_all_close(&d.to_flat(), &scaled, 1e-14, "fit_vjp");
+        assert_fd_gradient(
+            |v| line.from_flat(v).fit(&xs, &ys),
+            &line.to_flat(),
+            &expected.to_flat(),
+            "fit_grad",
+        );
+    }
+}
