@@ -1108,7 +1108,7 @@ fn a_method_taking_self_by_value() {
 /// A struct taken by value whose fields the body writes (`m.b = ..`, `m.w[0] += ..`).
 #[differentiable]
 fn fields_written(mut m: Model, x: f64) -> f64 {
-    m.b = m.b * x;
+    m.b *= x;
     m.w[0] += x * m.a[1];
     m.b * m.w[0] + m.w[1] * m.w[2]
 }

@@ -2143,7 +2143,7 @@ impl<'a> Generated<'a> {
     // Input:  #[differentiable] fn loss(m: &Model, x: f64) -> f64 { .. m.w[i] .. m.b .. }
     // Output: fn loss_grad_into(m: &Model, x: f64, grad: (&mut Model, &mut f64)) -> f64 {
     //             let (__grad_m, __grad_x) = grad; let d_ret = 1.0; let __m_w = &m.w; let __m_b = m.b;
-    //             <m's buffer cleared, its fields' buffers bound: `Flattened::into_fields`>
+    //             <m's buffer cleared, its fields' buffers bound: `Flattened::sweep_into_fields`>
     //             <the reverse sweep, adding into `m.w`'s buffer `&mut __grad_m.w[..]`>
     //             let __grad___m_b = <m.b's adjoint>; <Model>::__autodiff_add_to_b(&mut *__grad_m, __grad___m_b);
     //             <the value> }
@@ -2152,7 +2152,7 @@ impl<'a> Generated<'a> {
     /// function beside it) or a function of parameter structs. A constant struct (left out by `wrt(..)`,
     /// data without the derive, a constant `self`) has no part in the gradient: its fields are inputs that
     /// no buffer takes. An active struct's fields are written into the caller's struct
-    /// (`Flattened::into_fields`). `None` (`f_grad` copied: `grad_into_by_copy`) where a matrix is
+    /// (`Flattened::sweep_into_fields`). `None` (`f_grad` copied: `grad_into_by_copy`) where a matrix is
     /// active, or a struct is passed on whole or has a matrix field: the sweep gives their gradients as
     /// values.
     fn grad_into_in_body(&self) -> Option<TokenStream> {
@@ -2249,7 +2249,10 @@ impl<'a> Generated<'a> {
             return None;
         }
         let (inner, fields) = match self.flat {
-            Some(flat) => (&flat.inner, Some(flat.into_fields(self.sig, buffers)?)),
+            Some(flat) => (
+                &flat.inner,
+                Some(flat.sweep_into_fields(self.sig, buffers)?),
+            ),
             None => (self.sig, None),
         };
         let sweep_buffers = fields.as_ref().map_or(buffers, |f| &f.buffers[..]);

@@ -179,10 +179,11 @@ pub(crate) enum GradientOut<'g> {
     /// Written into buffers the caller owns, one per active parameter (`&mut T` for a float, `&mut [T]` for
     /// an array); the value alone is returned. Nothing is allocated for the gradient.
     Into(&'g [Ident]),
-    /// As `Into`, for `f_grad_into` of a function of parameter structs (`structs::Flattened::into_fields`):
-    /// a float field's adjoint is bound to its buffer's name (`let __grad___m_b = adjoint;`, `()` where
-    /// no adjoint reached it: its type is the sweep's, which may not be the field's), and the code
-    /// `then`, which adds those into the caller's structs, runs after the stores.
+    /// As `Into`, for `f_grad_into` of a function of parameter structs
+    /// (`structs::Flattened::sweep_into_fields`): a float field's adjoint is bound to its buffer's name
+    /// (`let __grad___m_b = adjoint;`, `()` where no adjoint reached it: its type is the sweep's, which
+    /// may not be the field's), and the code `then`, which adds those into the caller's structs, runs
+    /// after the stores.
     IntoFields(&'g [Ident], &'g TokenStream),
 }
 

@@ -78,7 +78,8 @@ impl VisitMut for DerefBorrowed<'_> {
     }
 }
 
-/// `f_grad_into`'s reverse sweep over the inputs into the caller's buffers (`Flattened::into_fields`).
+/// `f_grad_into`'s reverse sweep over the inputs into the caller's buffers
+/// (`Flattened::sweep_into_fields`).
 pub(crate) struct IntoFields {
     /// The sweep's buffers, one per active input.
     pub(crate) buffers: Vec<Ident>,
@@ -1094,7 +1095,11 @@ impl Flattened {
     /// sweep (`store`) by the derive's helpers, which skip `#[no_grad]` fields.
     /// The sweep's buffers, one per active input, are `buffers`. `None` where a struct is passed on whole
     /// or a field is a matrix or a value passed on (their adjoints are values: `f_grad` is copied).
-    pub(crate) fn into_fields(&self, sig: &Signature, buffers: &[Ident]) -> Option<IntoFields> {
+    pub(crate) fn sweep_into_fields(
+        &self,
+        sig: &Signature,
+        buffers: &[Ident],
+    ) -> Option<IntoFields> {
         if self.lift.is_some() {
             return None;
         }
