@@ -122,6 +122,19 @@ pub trait Differentiable {
         self.take_flat(values)
     }
 
+    /// Sets `target` to [`zero_like`](Differentiable::zero_like)`(self)` in place: the differentiable
+    /// components zero, the `#[no_grad]` fields copied from `self`, reusing `target`'s allocations where
+    /// its shape is `self`'s (a `Vec` of another length is replaced). `f_grad_into` clears a parameter
+    /// struct's buffer with it before the reverse sweep adds into the buffer's fields. Not part of the
+    /// public API.
+    #[doc(hidden)]
+    fn __autodiff_zero_into(&self, target: &mut Self)
+    where
+        Self: Sized,
+    {
+        *target = self.zero_like();
+    }
+
     /// Is `field` a `#[no_grad]` field? The code `#[differentiable]` generates asks, to give such a
     /// field no gradient and a zero tangent. Not part of the public API.
     #[doc(hidden)]
@@ -228,6 +241,15 @@ impl<D: Differentiable> Differentiable for Vec<D> {
     fn take_flat(&self, flat: &mut &[f64]) -> Self {
         self.iter().map(|x| x.take_flat(flat)).collect()
     }
+    fn __autodiff_zero_into(&self, target: &mut Self) {
+        if target.len() != self.len() {
+            *target = self.zero_like();
+            return;
+        }
+        for (x, t) in self.iter().zip(target) {
+            x.__autodiff_zero_into(t);
+        }
+    }
 }
 
 impl<D: Differentiable, const N: usize> Differentiable for [D; N] {
@@ -254,6 +276,11 @@ impl<D: Differentiable, const N: usize> Differentiable for [D; N] {
         match taken.try_into() {
             Ok(array) => array,
             Err(_) => unreachable!("N values were taken"),
+        }
+    }
+    fn __autodiff_zero_into(&self, target: &mut Self) {
+        for (x, t) in self.iter().zip(target) {
+            x.__autodiff_zero_into(t);
         }
     }
 }

@@ -319,6 +319,11 @@ pub(crate) fn derive(input: TokenStream) -> TokenStream {
                 }
             }
             #[inline]
+            fn __autodiff_zero_into(&self, target: &mut Self) {
+                #(#trait_path::__autodiff_zero_into(&self.#d, &mut target.#d);)*
+                #(::core::clone::Clone::clone_from(&mut target.#c, &self.#c);)*
+            }
+            #[inline]
             fn add_assign(&mut self, other: &Self) {
                 #(#trait_path::add_assign(&mut self.#d, &other.#d);)*
             }

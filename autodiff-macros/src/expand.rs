@@ -2213,7 +2213,9 @@ impl<'a> Generated<'a> {
 
     fn vjp(&self) -> TokenStream {
         if !self.plain() {
-            let item = self.vjp_returning_item();
+            let item = self
+                .vjp_in_body()
+                .unwrap_or_else(|| self.vjp_returning_item());
             let doc = self.doc(|| {
                 format!(
                     " Reverse mode of `{name}`: its value and the vector-Jacobian product for the output \
@@ -2264,20 +2266,15 @@ impl<'a> Generated<'a> {
             return None;
         }
         if !self.plain() {
-            return Some(self.grad_into_by_copy());
+            return Some(
+                self.grad_into_in_body()
+                    .unwrap_or_else(|| self.grad_into_by_copy()),
+            );
         }
         let (grad, signature) = self.grad_into_signature();
         let buffers = self.buffer_names();
         let unpack = tuple_or_single(buffers.iter().map(ToTokens::to_token_stream).collect());
-        let clear = self
-            .sig
-            .active()
-            .zip(&buffers)
-            .filter(|(p, _)| p.array.is_some())
-            .map(|(p, b)| match p.scalar {
-                true => quote!(*#b = ::autodiff::__private::zero_like(&*#b);),
-                false => quote!(::autodiff::__private::clear(&mut #b[..]);),
-            });
+        let clear = self.clear_buffers(&buffers);
         let into = self.vjp_into_name();
         let args = self.sig.params.iter().map(|p| &p.ident);
         let one = Emitter::one_of(&self.sig.ret_kind);
@@ -2302,6 +2299,185 @@ impl<'a> Generated<'a> {
                 #(#clear)*
                 #into(#(#args,)* #one, #(#none)* #unpack)
             }
+        })
+    }
+
+    /// Zeroes the array buffers `buffers` of the active parameters (the sweep into buffers adds into
+    /// them; it assigns a float's).
+    fn clear_buffers(&self, buffers: &[Ident]) -> Vec<TokenStream> {
+        self.sig
+            .active()
+            .zip(buffers)
+            .filter(|(p, _)| p.array.is_some())
+            .map(|(p, b)| match p.scalar {
+                true => quote!(*#b = ::autodiff::__private::zero_like(&*#b);),
+                false => quote!(::autodiff::__private::clear(&mut #b[..]);),
+            })
+            .collect()
+    }
+
+    // Input:  impl Line { #[differentiable] fn weighted(&self, x: &[f64]) -> f64 { .. self.slope .. } }
+    // Output: fn weighted_grad_into(&self, x: &[f64], grad: &mut [f64]) -> f64 {
+    //             let __grad_x = grad; clear(&mut __grad_x[..]); let d_ret = 1.0;
+    //             let __self_slope = self.slope; <the reverse sweep, adding into `__grad_x`> }
+    // Input:  #[differentiable] fn loss(m: &Model, x: f64) -> f64 { .. m.w[i] .. m.b .. }
+    // Output: fn loss_grad_into(m: &Model, x: f64, grad: (&mut Model, &mut f64)) -> f64 {
+    //             let (__grad_m, __grad_x) = grad; let d_ret = 1.0; let __m_w = &m.w; let __m_b = m.b;
+    //             <m's buffer cleared, its fields' buffers bound: `Flattened::sweep_into_fields`>
+    //             <the reverse sweep, adding into `m.w`'s buffer `&mut __grad_m.w[..]`>
+    //             let __grad___m_b = <m.b's adjoint>; <Model>::__autodiff_add_to_b(&mut *__grad_m, __grad___m_b);
+    //             <the value> }
+    /// `f_grad_into` with the reverse sweep in its body, run straight into the caller's buffers, of a
+    /// function that is not `plain`: a method (whose sweep into buffers would have to be an associated
+    /// function beside it) or a function of parameter structs. A constant struct (left out by `wrt(..)`,
+    /// data without the derive, a constant `self`) has no part in the gradient: its fields are inputs that
+    /// no buffer takes. An active struct's fields are written into the caller's struct
+    /// (`Flattened::sweep_into_fields`). `None` (`f_grad` copied: `grad_into_by_copy`) where a matrix is
+    /// active, or a struct is passed on whole or has a matrix field: the sweep gives their gradients as
+    /// values.
+    fn grad_into_in_body(&self) -> Option<TokenStream> {
+        let buffers = self.buffer_names();
+        let one = Emitter::one_of(&self.sig.ret_kind);
+        let sweep = self.sweep_in_body(&buffers, Some(one))?;
+        let (grad, signature) = self.grad_into_signature();
+        let unpack = tuple_or_single(buffers.iter().map(ToTokens::to_token_stream).collect());
+        let clear = self.clear_buffers(&buffers);
+        let doc = format!(
+            " The value of `{name}`, with its gradient written into `grad`: the caller's buffers, in the \
+             order and shapes of `{name}_grad`'s gradient. The buffers are overwritten; nothing is \
+             allocated for the gradient.\n\n # Panics\n\n If a buffer's length differs from its \
+             parameter's.",
+            name = self.item.sig.ident,
+        );
+        Some(quote! {
+            #[doc = #doc]
+            #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+            #[inline]
+            #signature {
+                let #unpack = #grad;
+                #(#clear)*
+                #sweep
+            }
+        })
+    }
+
+    // Input:  #[differentiable] fn loss(m: &Model, x: f64) -> f64 { .. m.w[i] .. m.b .. }
+    // Output: fn loss_vjp(m: &Model, x: f64, d_ret: f64) -> (f64, (Model, f64)) {
+    //             let mut __grad_m = Differentiable::zero_like(m); let mut __grad_x = 0.0;
+    //             let __value = { let __grad_m = &mut __grad_m; let __grad_x = &mut __grad_x; <sweep_in_body> };
+    //             (__value, (__grad_m, __grad_x)) }
+    /// `f_vjp` of a function that is not `plain` but whose `f_grad_into` runs its sweep in its body
+    /// (`sweep_in_body`): zeroed gradients, the same sweep into them, so that a parameter struct's array
+    /// field is allocated once, as the gradient's field, not also as the sweep's adjoint that `f_vjp` of
+    /// the sweep returning its gradient (`vjp_returning_item`) adds into a zeroed struct. Only for a float
+    /// result without output parameters.
+    fn vjp_in_body(&self) -> Option<TokenStream> {
+        if !self.sig.returns_scalar() || self.sig.outputs().next().is_some() {
+            return None;
+        }
+        let buffers = self.buffer_names();
+        let sweep = self.sweep_in_body(&buffers, None)?;
+        let zeros = self.sig.active().zip(&buffers).map(|(p, buffer)| {
+            let ident = &p.ident;
+            let zero = match (&p.kind, p.array) {
+                (crate::ir::Kind::Struct(_), _) => {
+                    let primal = match p.ty {
+                        syn::Type::Reference(_) => quote!(#ident),
+                        _ => quote!(&#ident),
+                    };
+                    quote!(::autodiff::__private::Differentiable::zero_like(#primal))
+                }
+                // A fixed-size array's gradient is an array.
+                (_, Some(shape)) if shape.fixed => {
+                    quote!(::autodiff::__private::zeros_like(&#ident))
+                }
+                (_, Some(_)) => quote!(::autodiff::__private::zeros_like(&#ident[..])),
+                (kind, None) => Emitter::zero_of(kind),
+            };
+            quote!(let mut #buffer = #zero;)
+        });
+        let d_ret = naming::fixed("d_ret");
+        let (extra, returns) = self.vjp_signature_parts(&d_ret);
+        let signature = self.signature(&self.name("vjp"), Some(extra), returns);
+        let value = naming::fixed("__value");
+        let gradient = tuple_or_single(buffers.iter().map(ToTokens::to_token_stream).collect());
+        Some(quote! {
+            #signature {
+                #(#zeros)*
+                let #value = {
+                    #(let #buffers = &mut #buffers;)*
+                    #sweep
+                };
+                (#value, #gradient)
+            }
+        })
+    }
+
+    /// The reverse sweep of `f_grad_into_in_body` and `vjp_in_body`, run straight into the buffers
+    /// `buffers` (bound, one per active parameter, as `f_grad_into` takes them, and zeroed but for a
+    /// struct's, which it clears itself), the output cotangent `d_ret` bound to `d_ret_value` where given;
+    /// it ends with the value. `None` where the sweep gives a gradient as a value (see
+    /// `grad_into_in_body`).
+    fn sweep_in_body(
+        &self,
+        buffers: &[Ident],
+        d_ret_value: Option<TokenStream>,
+    ) -> Option<TokenStream> {
+        let matrix =
+            (self.sig.params.iter()).any(|p| p.active && p.array.is_some_and(|shape| shape.matrix));
+        if matrix {
+            return None;
+        }
+        let (inner, fields) = match self.flat {
+            Some(flat) => (
+                &flat.inner,
+                Some(flat.sweep_into_fields(self.sig, buffers)?),
+            ),
+            None => (self.sig, None),
+        };
+        let sweep_buffers = fields.as_ref().map_or(buffers, |f| &f.buffers[..]);
+        if sweep_buffers.len() != inner.active().count() {
+            return None;
+        }
+        let d_ret = naming::fixed("d_ret");
+        let d_ret_binding = d_ret_value.map(|value| quote!(let #d_ret = #value;));
+        // The cotangents of the output parameters are zero (`None`), as in `f_grad`.
+        let outputs = self.sig.outputs().map(|p| {
+            let (d, elem) = (
+                naming::output_cotangent(&p.ident),
+                Signature::element_type(p),
+            );
+            quote!(let #d: ::core::option::Option<&[#elem]> = ::core::option::Option::None;)
+        });
+        // A float output's gradient buffer (`&mut T`) is a slice of one element, as the output is.
+        let scalars = self
+            .sig
+            .active()
+            .zip(buffers)
+            .filter(|(p, _)| p.scalar)
+            .map(|(_, b)| quote!(let #b = ::core::slice::from_mut(#b);));
+        let prologue = self.flat.map(|flat| flat.prologue(self.sig));
+        let mut emitter = match self.flat {
+            Some(flat) => Emitter::new(self.f, &flat.inner, self.activity),
+            None => self.emitter(),
+        };
+        let out = match &fields {
+            Some(fields) => reverse::GradientOut::IntoFields(sweep_buffers, &fields.store),
+            None => reverse::GradientOut::Into(sweep_buffers),
+        };
+        let body = reverse::vjp_body(&mut emitter, inner, &d_ret, out);
+        let (zero, bind) = match &fields {
+            Some(fields) => (Some(&fields.zero), Some(&fields.bind)),
+            None => (None, None),
+        };
+        Some(quote! {
+            #(#scalars)*
+            #d_ret_binding
+            #(#outputs)*
+            #prologue
+            #zero
+            #bind
+            #body
         })
     }
 

@@ -179,6 +179,12 @@ pub(crate) enum GradientOut<'g> {
     /// Written into buffers the caller owns, one per active parameter (`&mut T` for a float, `&mut [T]` for
     /// an array); the value alone is returned. Nothing is allocated for the gradient.
     Into(&'g [Ident]),
+    /// As `Into`, for `f_grad_into` of a function of parameter structs
+    /// (`structs::Flattened::sweep_into_fields`): a float field's adjoint is bound to its buffer's name
+    /// (`let __grad___m_b = adjoint;`, `()` where no adjoint reached it: its type is the sweep's, which
+    /// may not be the field's), and the code `then`, which adds those into the caller's structs, runs
+    /// after the stores.
+    IntoFields(&'g [Ident], &'g TokenStream),
 }
 
 /// The body of `f_vjp`: given the cotangent `d_ret` of the result, returns `(value, gradient)`, or writes the
@@ -264,7 +270,7 @@ fn vjp_body_with(
     for (k, (i, (var, p))) in active.enumerate() {
         let name = &p.ident;
         let target = match out {
-            GradientOut::Into(buffers) => Some(&buffers[k]),
+            GradientOut::Into(buffers) | GradientOut::IntoFields(buffers, _) => Some(&buffers[k]),
             GradientOut::Returned => None,
         };
         match (p.array, target) {
@@ -322,6 +328,10 @@ fn vjp_body_with(
                     None => into_buffers.push(start(zeroed.clone()).unwrap_or(quote!(#zeroed;))),
                 }
             }
+            (None, Some(target)) if p.field && matches!(out, GradientOut::IntoFields(..)) => {
+                let adjoint = adjoints.remove(var).unwrap_or_else(|| quote!(()));
+                stores.push(quote!(let #target = #adjoint;));
+            }
             (None, target) => {
                 let adjoint = adjoints.remove(var).unwrap_or_else(|| match p.kind {
                     // A struct, or a struct's field, that no adjoint reached: nothing to add (`structs.rs`).
@@ -343,6 +353,13 @@ fn vjp_body_with(
             quote!((#value, #gradient))
         }
         // A function returning `()` (its results in output parameters) ends with its stores.
+        GradientOut::IntoFields(_, then) => {
+            stores.push(then.clone());
+            if !matches!(sig.ret_kind, Kind::Unit) {
+                stores.push(value.into_token_stream());
+            }
+            concat(stores)
+        }
         GradientOut::Into(_) if matches!(sig.ret_kind, Kind::Unit) => concat(stores),
         GradientOut::Into(_) => concat(
             stores

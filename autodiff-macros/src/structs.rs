@@ -78,6 +78,19 @@ impl VisitMut for DerefBorrowed<'_> {
     }
 }
 
+/// `f_grad_into`'s reverse sweep over the inputs into the caller's buffers
+/// (`Flattened::sweep_into_fields`).
+pub(crate) struct IntoFields {
+    /// The sweep's buffers, one per active input.
+    pub(crate) buffers: Vec<Ident>,
+    /// Clears each struct's buffer in place (after `prologue`, which borrows a struct taken by value).
+    pub(crate) zero: TokenStream,
+    /// Binds the fields' buffers (after `zero`).
+    pub(crate) bind: TokenStream,
+    /// Adds the float fields' adjoints into the structs' buffers (after the sweep's stores).
+    pub(crate) store: TokenStream,
+}
+
 /// A function with parameter structs, flattened.
 pub(crate) struct Flattened {
     /// The body with each field read replaced by the field's input.
@@ -1018,7 +1031,7 @@ impl Flattened {
 
     /// Binds the field inputs at the start of a generated body: `let __p_w = &p.w;`, `let __p_b = p.b;`
     /// (and `let p = &p;` for a struct taken by value, so that every struct is a reference).
-    fn prologue(&self, sig: &Signature) -> TokenStream {
+    pub(crate) fn prologue(&self, sig: &Signature) -> TokenStream {
         self.prologue_in(sig, self.lift.as_ref())
     }
 
@@ -1065,6 +1078,98 @@ impl Flattened {
             });
         }
         quote!(#(#code)*)
+    }
+
+    // Input:  fn loss(m: &Model, x: f64) -> f64 { m.w[0] * x + m.b }, `grad: (&mut Model, &mut f64)`
+    // Output: zero: <Model as Differentiable>::__autodiff_zero_into(m, &mut *__grad_m);
+    //         bind: let __grad___m_w: &mut [_] = &mut __grad_m.w[..];
+    //         store (after the sweep's `let __grad___m_b = <m.b's adjoint>;`):
+    //               if <Model>::__autodiff_constant_field("w") { __grad_m.w.clone_from(&m.w); }
+    //               <Model>::__autodiff_add_to_b(&mut *__grad_m, __grad___m_b);
+    /// How `f_grad_into` runs the reverse sweep over the inputs straight into the caller's buffers, where
+    /// `buffers` are its buffers of the declared active parameters (`&mut S` for a struct): each struct's
+    /// buffer is cleared in place (`zero`, the `#[no_grad]` fields copied); an array field's buffer is the
+    /// field of the caller's struct (a `#[no_grad]` one copied from the primal again after the sweep,
+    /// which added into it: so nothing is allocated for it); a float field's adjoint, which the
+    /// sweep binds to its buffer's name (`GradientOut::IntoFields`), is added into the struct after the
+    /// sweep (`store`) by the derive's helpers, which skip `#[no_grad]` fields.
+    /// The sweep's buffers, one per active input, are `buffers`. `None` where a struct is passed on whole
+    /// or a field is a matrix or a value passed on (their adjoints are values: `f_grad` is copied).
+    pub(crate) fn sweep_into_fields(
+        &self,
+        sig: &Signature,
+        buffers: &[Ident],
+    ) -> Option<IntoFields> {
+        if self.lift.is_some() {
+            return None;
+        }
+        let mut into = IntoFields {
+            buffers: Vec::new(),
+            zero: TokenStream::new(),
+            bind: TokenStream::new(),
+            store: TokenStream::new(),
+        };
+        let mut outer = buffers.iter();
+        let mut inner_index = 0;
+        for (i, p) in sig.params.iter().enumerate() {
+            let own = inner_index;
+            let fields: Vec<&FieldInput> = self.fields.iter().filter(|f| f.parent == i).collect();
+            inner_index += 1 + fields.len();
+            if !p.active {
+                continue;
+            }
+            let buffer = outer.next()?;
+            let Kind::Struct(ty) = &p.kind else {
+                into.buffers.push(buffer.clone());
+                continue;
+            };
+            if self.whole[i] || self.inner.params[own].active {
+                return None;
+            }
+            let (ty, primal) = (ty.to_token_stream(), reference(p));
+            let differentiable = quote!(::autodiff::__private::Differentiable);
+            into.zero.extend(quote! {
+                <#ty as #differentiable>::__autodiff_zero_into(#primal, &mut *#buffer);
+            });
+            for (k, field) in fields.iter().enumerate() {
+                if !self.inner.params[own + 1 + k].active {
+                    continue;
+                }
+                let sweep_buffer =
+                    format_ident!("__grad_{}", field.ident, span = Span::mixed_site());
+                let path = &field.path;
+                match field.shape {
+                    Shape::Array if !field.matrix => {
+                        // A `#[no_grad]` field anywhere on the path: its gradient is the primal's copy
+                        // (`zero`), which the sweep adds the field's adjoint into; copied again after.
+                        let constant = (0..path.len()).map(|depth| {
+                            let parent_ty = field_type(&ty, &path[..depth]);
+                            let name = path[depth].to_string();
+                            quote!(<#parent_ty as #differentiable>::__autodiff_constant_field(#name))
+                        });
+                        let primal = &p.ident;
+                        into.bind.extend(quote! {
+                            let #sweep_buffer: &mut [_] = &mut #buffer #(.#path)* [..];
+                        });
+                        into.store.extend(quote! {
+                            if #(#constant)||* {
+                                ::core::clone::Clone::clone_from(&mut #buffer #(.#path)*, &#primal #(.#path)*);
+                            }
+                        });
+                    }
+                    // The sweep binds the adjoint to `sweep_buffer` (`GradientOut::IntoFields`).
+                    Shape::Scalar => into.store.extend(add_field_adjoint(
+                        &ty,
+                        quote!(&mut *#buffer),
+                        path,
+                        quote!(#sweep_buffer),
+                    )),
+                    _ => return None,
+                }
+                into.buffers.push(sweep_buffer);
+            }
+        }
+        Some(into)
     }
 
     /// The body of `f_vjp`: the reverse sweep over the inputs, `inner_body`, whose gradient has a slot

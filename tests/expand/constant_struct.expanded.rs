@@ -21,19 +21,45 @@ fn reads_grad(p: &Cfg, x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn reads_grad_into(p: &Cfg, x: &[f64], grad: &mut [f64]) -> f64 {
-    let (value, __grad_x_part) = reads_grad(p, x);
     let __grad_x = grad;
-    ::autodiff::__private::copy_into("x", &mut __grad_x[..], &__grad_x_part[..]);
-    value
+    ::autodiff::__private::clear(&mut __grad_x[..]);
+    let d_ret = 1.0;
+    let __p_b = p.b;
+    let __p_n = p.n;
+    let __p_w = &p.w;
+    let mut __d_x = ::autodiff::__private::gradient_buffer("x", __grad_x, &x);
+    let __v0 = x[0];
+    let s = __p_b * __v0;
+    let mut __d_s_1 = d_ret;
+    let mut s_1 = s;
+    let ____p_w_view: &[_] = &__p_w[..__p_n];
+    let __x_view: &[_] = &x[..__p_n];
+    for __i in 0..__p_n {
+        let __v1 = ____p_w_view[__i];
+        let __v2 = __x_view[__i];
+        let __v3 = __v1 * __v2;
+        let __v4 = __v3 * __v2;
+        let s_2 = s_1 + __v4;
+        let __d_v3 = __d_s_1 * __v2;
+        let __d_v2 = __d_s_1 * __v3;
+        let __d_v2_1 = __d_v2 + __d_v3 * __v1;
+        ::autodiff::__private::add_to(&mut __d_x[__i], __d_v2_1);
+        s_1 = s_2;
+    }
+    let __d_v0 = __d_s_1 * __p_b;
+    ::autodiff::__private::add_to(&mut __d_x[0], __d_v0);
+    s_1
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn reads_vjp(p: &Cfg, x: &[f64], d_ret: f64) -> (f64, ::std::vec::Vec<f64>) {
-    let __p_b = p.b;
-    let __p_n = p.n;
-    let __p_w = &p.w;
-    let (__value, __gradient) = {
-        let mut __d_x = ::autodiff::__private::zeros_like(&x);
+    let mut __grad_x = ::autodiff::__private::zeros_like(&x[..]);
+    let __value = {
+        let __grad_x = &mut __grad_x;
+        let __p_b = p.b;
+        let __p_n = p.n;
+        let __p_w = &p.w;
+        let mut __d_x = ::autodiff::__private::gradient_buffer("x", __grad_x, &x);
         let __v0 = x[0];
         let s = __p_b * __v0;
         let mut __d_s_1 = d_ret;
@@ -54,10 +80,9 @@ fn reads_vjp(p: &Cfg, x: &[f64], d_ret: f64) -> (f64, ::std::vec::Vec<f64>) {
         }
         let __d_v0 = __d_s_1 * __p_b;
         ::autodiff::__private::add_to(&mut __d_x[0], __d_v0);
-        (s_1, __d_x)
+        s_1
     };
-    let __gradient_4 = __gradient;
-    (__value, __gradient_4)
+    (__value, __grad_x)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
