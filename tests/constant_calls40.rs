@@ -9,7 +9,7 @@
 
 mod common;
 
-use autodiff::{differentiable, stop_gradient};
+use autodiff::{differentiable, stop_gradient, Differentiable};
 use common::{assert_fd_gradient, central_difference, Inputs};
 
 /// A plain helper returning a float: its value is used, its derivative is not wanted.
@@ -169,6 +169,93 @@ fn order_2_over_a_slice() {
                     }
                 }
                 assert!((h[i][j] - expected).abs() < 1e-10, "h[{i}][{j}] at {x:?}");
+            }
+        }
+    }
+}
+
+/// A struct's parameters, with a nested one passed on whole at `order = 2`.
+#[derive(Clone, Debug, Differentiable)]
+pub struct Inner {
+    pub b: f64,
+}
+
+#[derive(Clone, Debug, Differentiable)]
+pub struct Outer {
+    pub a: f64,
+    pub w: Vec<f64>,
+    pub inner: Inner,
+}
+
+#[differentiable(order = 2)]
+fn scaled_first(xs: &[f64], s: f64) -> f64 {
+    xs[0] * s
+}
+
+#[differentiable(order = 2)]
+fn inner_scaled(q: &Inner, s: f64) -> f64 {
+    q.b * s
+}
+
+/// A field passed on whole (`&p.w`) to a call whose result is only compared: the hidden function over
+/// the struct's values called `__scaled_first_pairs` as a plain helper, its arguments misaligned
+/// (rustc's E0308; the `--structs` fuzzer's seed 40011, program 2).
+#[differentiable(order = 2)]
+fn compared(p: &Outer, s: f64) -> f64 {
+    let c: f64 = inner_scaled(&p.inner, p.a);
+    let limit: f64 = scaled_first(&p.w, c);
+    if c > limit {
+        c * s
+    } else {
+        c * s * s
+    }
+}
+
+#[test]
+fn a_field_passed_on_whole_to_a_call_only_compared() {
+    let mut inputs = Inputs(40_105);
+    for _ in 0..20 {
+        let p = Outer {
+            a: inputs.next(),
+            w: inputs.vec(2),
+            inner: Inner { b: inputs.next() },
+        };
+        let s = inputs.next();
+        let c = p.inner.b * p.a;
+        let far = (c - p.w[0] * c).abs() > 1e-6;
+        let (v, (gp, gs)) = compared_grad(&p, s);
+        // The branch's factor of c, and its first and second derivatives in s.
+        let (k, dk, ddk) = if c > p.w[0] * c {
+            (s, 1.0, 0.0)
+        } else {
+            (s * s, 2.0 * s, 2.0)
+        };
+        assert!((v - c * k).abs() < 1e-12);
+        // c = b a: dc/da = b, dc/db = a; the branch is constant away from its switch.
+        if far {
+            assert!((gp.a - p.inner.b * k).abs() < 1e-12);
+            assert!((gp.inner.b - p.a * k).abs() < 1e-12);
+            assert!(gp.w.iter().all(|g| *g == 0.0));
+            assert!((gs - c * dk).abs() < 1e-12);
+            // The Hessian over (a, w0, w1, b, s), by hand.
+            let (_, _, h) = compared_hessian(&p, s);
+            let mut expected = [[0.0; 5]; 5];
+            expected[0][3] = k;
+            expected[3][0] = k;
+            expected[0][4] = p.inner.b * dk;
+            expected[4][0] = p.inner.b * dk;
+            expected[3][4] = p.a * dk;
+            expected[4][3] = p.a * dk;
+            expected[4][4] = c * ddk;
+            for i in 0..5 {
+                for j in 0..5 {
+                    assert!(
+                        (h[i][j] - expected[i][j]).abs() < 1e-10,
+                        "h[{i}][{j}] = {} against {}",
+                        h[i][j],
+                        expected[i][j]
+                    );
+                }
             }
         }
     }

@@ -1323,6 +1323,22 @@ fn plain_calls_with(
             _ => continue,
         };
         let name = callee.path.to_token_stream().to_string();
+        // A struct's field passed on whole (`hs(&p.w, c)`, rewritten `__hs_pairs(primal, values, (), c)`
+        // by `struct_whole.rs`): a function with derivatives, whose copy is called, never a plain
+        // helper (its primal and unit arguments are no floats, and the rest do not line up).
+        if callee
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| naming::unraw(&s.ident).ends_with("_pairs"))
+            && callee
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident.to_string().starts_with("__"))
+        {
+            continue;
+        }
         // `&w` of a constant tuple (`weigh(&w, 3.0)`, `w = ((0.5, -1.5), 2.0)`) is passed as written beside
         // values: the copy keeps such a tuple in the callee's float type (`shadow::constant_tuples_for_calls`).
         let constant_tuple =
