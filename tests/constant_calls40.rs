@@ -211,6 +211,53 @@ fn compared(p: &Outer, s: f64) -> f64 {
     }
 }
 
+/// As `compared`, with the passed field also read by index (`p.w[1]`), which makes it an array input of
+/// the hidden function: the call there, `scaled_first(&w, c)` of a `c` whose kind the analysis does not
+/// know, was called as a plain helper on `c` in the copy's float type (rustc's E0308; the fuzzer's seed
+/// 40011, program 2, unshrunk).
+#[differentiable(order = 2)]
+fn compared_indexed(p: &Outer, s: f64) -> f64 {
+    let c: f64 = inner_scaled(&p.inner, p.a);
+    let base = p.w[1];
+    let limit: f64 = scaled_first(&p.w, c);
+    if c > limit {
+        c * s + base
+    } else {
+        c * s * s + base
+    }
+}
+
+#[test]
+fn a_field_passed_on_whole_and_indexed_to_a_call_only_compared() {
+    let mut inputs = Inputs(40_106);
+    for _ in 0..20 {
+        let p = Outer {
+            a: inputs.next(),
+            w: inputs.vec(2),
+            inner: Inner { b: inputs.next() },
+        };
+        let s = inputs.next();
+        let c = p.inner.b * p.a;
+        if (c - p.w[0] * c).abs() < 1e-6 {
+            continue;
+        }
+        // Against `compared`, which differs by `w[1]` alone.
+        let (v, (gp, gs)) = compared_indexed_grad(&p, s);
+        let (v0, (gp0, gs0)) = compared_grad(&p, s);
+        assert!((v - v0 - p.w[1]).abs() < 1e-12);
+        assert!((gs - gs0).abs() < 1e-12);
+        assert!((gp.a - gp0.a).abs() < 1e-12 && (gp.inner.b - gp0.inner.b).abs() < 1e-12);
+        assert_eq!(gp.w, vec![0.0, 1.0]);
+        let (_, _, h) = compared_indexed_hessian(&p, s);
+        let (_, _, h0) = compared_hessian(&p, s);
+        for (row, row0) in h.iter().zip(&h0) {
+            for (x, x0) in row.iter().zip(row0) {
+                assert!((x - x0).abs() < 1e-10, "{h:?} against {h0:?}");
+            }
+        }
+    }
+}
+
 #[test]
 fn a_field_passed_on_whole_to_a_call_only_compared() {
     let mut inputs = Inputs(40_105);

@@ -81,6 +81,9 @@ struct SiblingFn {
     /// Whether its attributes are all among those that give a function no derivatives (`doc`, `inline`,
     /// `allow`, ..): a function without `#[differentiable]` or `#[custom_gradient]`.
     plain: bool,
+    /// Whether an attribute named `differentiable` (`#[differentiable(..)]`,
+    /// `#[autodiff::differentiable]`) is among its attributes.
+    differentiable: bool,
 }
 
 impl Blocks {
@@ -540,6 +543,21 @@ pub(crate) fn plain_sibling(callee: &str) -> bool {
     call_site(|blocks, offset| plain_sibling_at(blocks, offset, callee)).unwrap_or(false)
 }
 
+// Input:  `hs`, of a file holding `#[differentiable(order = 2)] fn hs(xs: &[f64], s: f64) -> f64` in the
+//         attribute's module
+// Output: true
+/// Is `callee`, called by its bare name, a function of the attribute's own module declared once with
+/// `#[differentiable]` (and no body declaring one of that name)? `false` where the source does not show it.
+pub(crate) fn differentiable_sibling_fn(callee: &str) -> bool {
+    call_site(|blocks, offset| {
+        let functions = blocks
+            .functions
+            .get_or_init(|| module_functions(&blocks.text));
+        sibling_at(functions, blocks, offset, callee).is_some_and(|f| f.differentiable)
+    })
+    .unwrap_or(false)
+}
+
 /// [`plain_sibling`] of the file `blocks` at the byte `offset`.
 fn plain_sibling_at(blocks: &Blocks, offset: usize, callee: &str) -> bool {
     let functions = blocks
@@ -565,6 +583,12 @@ fn module_functions(text: &str) -> FunctionsOfModules {
         SiblingFn {
             integers: integers(&f.sig),
             plain: f.attrs.iter().all(gives_no_derivatives),
+            differentiable: f.attrs.iter().any(|a| {
+                a.path()
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "differentiable")
+            }),
         }
     }
     fn integers(sig: &syn::Signature) -> Vec<bool> {
@@ -622,6 +646,7 @@ fn module_functions(text: &str) -> FunctionsOfModules {
                                 .push(SiblingFn {
                                     integers: integers(&f.sig),
                                     plain: false,
+                                    differentiable: false,
                                 });
                         }
                     }
@@ -1088,6 +1113,20 @@ mod tests {
         assert!(plain("fn helper(v: f64) -> f64 { v } #[here] fn f() {}"));
         assert!(plain(
             "/// Doc.\n#[inline] #[allow(dead_code)] fn helper(v: f64) -> f64 { v } #[here] fn f() {}"
+        ));
+        let differentiable = |source: &str| {
+            let (blocks, offset) = here(source);
+            let functions = module_functions(&blocks.text);
+            sibling_at(&functions, &blocks, offset, "helper").is_some_and(|f| f.differentiable)
+        };
+        assert!(differentiable(
+            "#[differentiable(order = 2)] fn helper(v: f64) -> f64 { v } #[here] fn f() {}"
+        ));
+        assert!(differentiable(
+            "#[autodiff::differentiable] fn helper(v: f64) -> f64 { v } #[here] fn f() {}"
+        ));
+        assert!(!differentiable(
+            "fn helper(v: f64) -> f64 { v } #[here] fn f() {}"
         ));
         for source in [
             // Derivatives of its own, or maybe (another attribute).

@@ -1421,6 +1421,23 @@ fn plain_calls_with(
         // takes only integers, so a plain helper, whose float result (if any) is a constant the copy lifts.
         let integers_only = integer_arguments_only(callee, args, activity);
         let has_floats = floats.iter().any(|f| *f) || with_arrays || integers_only;
+        // A scalar argument whose kind the analysis does not know (`c` of `let c: f64 = g(&p.inner, a)`)
+        // may be a float of the copy's type, whose value a plain call would not take: a callee that the
+        // file shows with `#[differentiable]` (`context::differentiable_sibling_fn`) is called through its
+        // copy instead.
+        let unknown_scalar = args.iter().any(|a| {
+            !matches!(a, Operand::Array(_) | Operand::Const { .. })
+                && matches!(activity.kind(a), Kind::Unknown)
+        });
+        if constant_result
+            && unknown_scalar
+            && callee
+                .path
+                .get_ident()
+                .is_some_and(|name| crate::context::differentiable_sibling_fn(&naming::unraw(name)))
+        {
+            continue;
+        }
         let call = (scalars && !active && has_floats).then(|| crate::shadow::PlainCall {
             callee: name.clone(),
             floats,
