@@ -7,6 +7,9 @@
 //! `read_only_without_derivative`), and `order = 2` callers work. Checked against central differences and
 //! derivatives by hand, on seeded points.
 
+// Loops written as a user writes them.
+#![allow(clippy::needless_range_loop)]
+
 mod common;
 
 use autodiff::{differentiable, stop_gradient, Differentiable};
@@ -243,6 +246,7 @@ fn a_field_passed_on_whole_and_indexed_to_a_call_only_compared() {
         }
         // Against `compared`, which differs by `w[1]` alone.
         let (v, (gp, gs)) = compared_indexed_grad(&p, s);
+        assert_eq!(v, compared_indexed(&p, s));
         let (v0, (gp0, gs0)) = compared_grad(&p, s);
         assert!((v - v0 - p.w[1]).abs() < 1e-12);
         assert!((gs - gs0).abs() < 1e-12);
@@ -271,6 +275,7 @@ fn a_field_passed_on_whole_to_a_call_only_compared() {
         let c = p.inner.b * p.a;
         let far = (c - p.w[0] * c).abs() > 1e-6;
         let (v, (gp, gs)) = compared_grad(&p, s);
+        assert_eq!(v, compared(&p, s));
         // The branch's factor of c, and its first and second derivatives in s.
         let (k, dk, ddk) = if c > p.w[0] * c {
             (s, 1.0, 0.0)
