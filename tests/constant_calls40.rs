@@ -312,3 +312,60 @@ fn a_field_passed_on_whole_to_a_call_only_compared() {
         }
     }
 }
+
+/// A model with a `#[no_grad]` integer field that only a plain helper reads.
+#[derive(Clone, Debug, Differentiable)]
+pub struct Counted {
+    pub a: f64,
+    #[no_grad]
+    pub k: u32,
+}
+
+/// ln(k!), a plain helper of an integer.
+fn log_factorial(k: u32) -> f64 {
+    (1..=k).map(|i| f64::from(i).ln()).sum()
+}
+
+#[differentiable]
+fn poisson_term(m: &Counted, x: f64) -> f64 {
+    m.a * x * log_factorial(m.k)
+}
+
+/// An `order = 2` caller passing the struct on whole: `poisson_term`'s hidden function over the struct's
+/// values called `log_factorial(m.k)` with `m.k` of a kind the analysis did not know, so it had no generic
+/// copy ("`__poisson_term_whole` has no generic copy"; trial40's left item 2). The helper's signature in
+/// the file says `k: u32` (`context::sibling_integer_parameters`): a call of integers alone, as written.
+#[differentiable(order = 2)]
+fn poisson_outer(m: &Counted, x: f64) -> f64 {
+    poisson_term(m, x) * x
+}
+
+#[test]
+fn an_integer_field_passed_to_a_plain_helper_at_order_2() {
+    let mut inputs = Inputs(40_107);
+    for k in 0..6 {
+        let m = Counted {
+            a: inputs.next(),
+            k,
+        };
+        let x = inputs.next();
+        let l = log_factorial(k);
+        // f = a l x^2: df/da = l x^2, df/dx = 2 a l x; the Hessian over (a, x).
+        assert!((poisson_outer(&m, x) - m.a * l * x * x).abs() < 1e-12);
+        let (v, (gm, gx), h) = poisson_outer_hessian(&m, x);
+        assert!((v - m.a * l * x * x).abs() < 1e-12);
+        assert!((gm.a - l * x * x).abs() < 1e-12);
+        assert!((gx - 2.0 * m.a * l * x).abs() < 1e-12);
+        let expected = [[0.0, 2.0 * l * x], [2.0 * l * x, 2.0 * m.a * l]];
+        for i in 0..2 {
+            for j in 0..2 {
+                assert!(
+                    (h[i][j] - expected[i][j]).abs() < 1e-10,
+                    "h[{i}][{j}] at k = {k}"
+                );
+            }
+        }
+        let (vt, gt) = poisson_term_grad(&m, x);
+        assert!((vt - m.a * x * l).abs() < 1e-12 && (gt.1 - m.a * l).abs() < 1e-12);
+    }
+}

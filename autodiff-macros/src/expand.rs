@@ -1786,13 +1786,22 @@ fn integer_arguments_only(
     let helper = callee.path.leading_colon.is_some()
         && names.first().is_some_and(|n| n == "autodiff")
         && names.get(1).is_some_and(|n| n == "__private");
+    // An argument of a kind the analysis does not know (`lf(m.k)` of a struct's `#[no_grad] k: u32`, read
+    // through the struct's values view) counts where the callee, declared in the module, takes an integer
+    // there (`context::sibling_integer_parameters`).
+    let declared = std::cell::OnceCell::new();
     !helper
-        && args.iter().all(|a| {
-            matches!(
-                activity.kind(a),
-                crate::ir::Kind::Int | crate::ir::Kind::Bool
-            )
-        })
+        && args
+            .iter()
+            .enumerate()
+            .all(|(i, a)| match activity.kind(a) {
+                crate::ir::Kind::Int | crate::ir::Kind::Bool => true,
+                crate::ir::Kind::Unknown => declared
+                    .get_or_init(|| crate::context::sibling_integer_parameters(&callee.path))
+                    .as_ref()
+                    .is_some_and(|integers: &Vec<bool>| integers.get(i) == Some(&true)),
+                _ => false,
+            })
 }
 
 /// Is `item` an associated function or method of an `impl` block? The macro sees the function alone, so
