@@ -1783,9 +1783,10 @@ fn integer_arguments_only(
     activity: &Activity,
 ) -> bool {
     let names = naming::path_names(&callee.path);
-    let helper = callee.path.leading_colon.is_some()
-        && names.first().is_some_and(|n| n == "autodiff")
-        && names.get(1).is_some_and(|n| n == "__private");
+    // Only a function called by a bare name: not one the macro writes itself (a run-time helper,
+    // `__private::..`, a hidden function `__f_..`), nor a method of a primitive type by its path
+    // (`usize::min(out.len(), x.len())`, which the lowering writes for a `zip`).
+    let helper = names.len() != 1 || names.iter().any(|n| n.starts_with("__"));
     // An argument of a kind the analysis does not know (`lf(m.k)` of a struct's `#[no_grad] k: u32`, read
     // through the struct's values view) counts where the callee, declared in the module, takes an integer
     // there (`context::sibling_integer_parameters`).
