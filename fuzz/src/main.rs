@@ -57,6 +57,8 @@ struct Options {
     order2: bool,
     /// With `--order2`: only the files whose path contains this (or one of its comma-separated parts).
     only: Option<String>,
+    /// With `--order2`: leave out the files whose path contains one of these comma-separated parts.
+    skip: Option<String>,
     /// With `--order2`: also build the twins known.txt lists as not compiling.
     recheck_known: bool,
     /// `--order3`: the `--order2` mode with twins of `order = 3`, whose `f_derivatives` (one scalar input)
@@ -96,6 +98,7 @@ fn parse_args() -> Result<Options, String> {
         quiet: false,
         order2: false,
         only: None,
+        skip: None,
         recheck_known: false,
         order3: false,
     };
@@ -133,10 +136,11 @@ fn parse_args() -> Result<Options, String> {
                 o.order3 = true;
             }
             "--only" => o.only = Some(value("--only")?),
+            "--skip" => o.skip = Some(value("--skip")?),
             "--recheck-known" => o.recheck_known = true,
             "-h" | "--help" => {
                 println!(
-                    "usage: autodiff-fuzz [--seed S] [--programs N] [--no-shrink] [--shrink-secs T] [--strict] [--reference] [--forms] [--sugar] [--scratch] [--vecs] [--structs] [--quiet]\n       autodiff-fuzz --order2|--order3 [--strict] [--quiet] [--only PATH-PART] [--recheck-known]"
+                    "usage: autodiff-fuzz [--seed S] [--programs N] [--no-shrink] [--shrink-secs T] [--strict] [--reference] [--forms] [--sugar] [--scratch] [--vecs] [--structs] [--quiet]\n       autodiff-fuzz --order2|--order3 [--strict] [--quiet] [--only PATH-PART,..] [--skip PATH-PART,..] [--recheck-known]"
                 );
                 std::process::exit(0);
             }
@@ -173,6 +177,7 @@ fn main() {
             strict: opts.strict,
             quiet: opts.quiet,
             only: opts.only.clone(),
+            skip: opts.skip.clone(),
             recheck_known: opts.recheck_known,
             order: if opts.order3 { 3 } else { 2 },
         };
