@@ -9,35 +9,10 @@ mod common;
 use autodiff::{differentiable, Float};
 use common::{assert_all_close, assert_fd_gradient, config};
 use proptest::prelude::*;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 
-/// Counts the allocations of the current thread, so a test can check that a call allocates nothing.
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // `try_with`: the thread-local may be gone while a thread shuts down.
-        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static COUNTING: Counting = Counting;
-
-fn allocations_during(f: impl FnOnce()) -> usize {
-    let before = ALLOCATIONS.with(Cell::get);
-    f();
-    ALLOCATIONS.with(Cell::get) - before
-}
+#[path = "common/counting.rs"]
+mod counting;
+use counting::allocations_during;
 
 /// The reference adjoint (feature `reference-adjoint`) stores every value its loops read on tapes, which
 /// allocate: the allocation counts are those of the optimised adjoint.

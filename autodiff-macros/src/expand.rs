@@ -1480,21 +1480,10 @@ fn plain_calls_with(
 /// `stop_gradient`, or cast to an integer type? Any other read (arithmetic, a copy, a block's value, an
 /// argument) says no.
 fn read_only_without_derivative(f: &Function, var: crate::ir::Var) -> bool {
-    use crate::ir::{Block, Operand};
-    let is_var = |o: &Operand| matches!(o, Operand::Var(v) if *v == var);
-    fn blocks<'b>(block: &'b Block, out: &mut Vec<&'b Block>) {
-        out.push(block);
-        for stmt in &block.stmts {
-            for inner in stmt.blocks() {
-                blocks(inner, out);
-            }
-        }
-    }
-    let mut all = Vec::new();
-    blocks(&f.body, &mut all);
-    if all.iter().any(|b| b.yields.iter().any(is_var)) {
+    if yielded_values(f).contains(&var) {
         return false;
     }
+    let is_var = |o: &crate::ir::Operand| matches!(o, crate::ir::Operand::Var(v) if *v == var);
     let mut read = false;
     for stmt in f.all_stmts() {
         if stmt.operands().into_iter().any(is_var) {
@@ -1507,6 +1496,21 @@ fn read_only_without_derivative(f: &Function, var: crate::ir::Var) -> bool {
     read
 }
 
+/// The values that some block yields as its value: a derivative may flow out of them.
+fn yielded_values(f: &Function) -> std::collections::BTreeSet<crate::ir::Var> {
+    fn walk(block: &crate::ir::Block, out: &mut std::collections::BTreeSet<crate::ir::Var>) {
+        out.extend(block.yields.iter().filter_map(crate::ir::Operand::var));
+        for stmt in &block.stmts {
+            for inner in stmt.blocks() {
+                walk(inner, out);
+            }
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    walk(&f.body, &mut out);
+    out
+}
+
 // Input:  let v4 = value(x); let v5 = baseline(v4); let v6 = lift(v5); let v7 = stop_gradient(v6);
 // Output: {v4, v5, v6}
 /// The results of calls that reach only places where no derivative flows
@@ -1514,54 +1518,59 @@ fn read_only_without_derivative(f: &Function, var: crate::ir::Var) -> bool {
 /// in `stop_gradient(..)` or a conversion to an integer (the generic copy's `lift(helper(value(x)))`).
 /// Their tangents are never needed.
 pub(crate) fn constant_call_results(f: &Function) -> std::collections::BTreeSet<crate::ir::Var> {
-    use crate::ir::{Stmt, Value};
+    use crate::ir::{Operand, Stmt, Value, Var};
     let stmts = f.all_stmts();
-    let mut set: std::collections::BTreeSet<crate::ir::Var> = stmts
+    let is_call = |stmt: &Stmt| {
+        matches!(
+            stmt,
+            Stmt::Let {
+                value: Value::Call { .. },
+                ..
+            }
+        )
+    };
+    let yielded = yielded_values(f);
+    let mut set: std::collections::BTreeSet<Var> = stmts
         .iter()
         .filter_map(|stmt| match stmt {
-            Stmt::Let {
-                var,
-                value: Value::Call { .. },
-            } => Some(*var),
+            Stmt::Let { var, .. } if is_call(stmt) && !yielded.contains(var) => Some(*var),
             _ => None,
         })
         .collect();
-    let mut yielded = Vec::new();
-    fn blocks<'b>(block: &'b crate::ir::Block, out: &mut Vec<&'b crate::ir::Block>) {
-        out.push(block);
-        for stmt in &block.stmts {
-            for inner in stmt.blocks() {
-                blocks(inner, out);
+    // The statements that read each candidate, found once.
+    let mut readers: std::collections::BTreeMap<Var, Vec<&Stmt>> =
+        std::collections::BTreeMap::new();
+    for stmt in &stmts {
+        for operand in stmt.operands() {
+            if let Some(v) = operand.var().filter(|v| set.contains(v)) {
+                let list = readers.entry(v).or_default();
+                if !list.last().is_some_and(|last| std::ptr::eq(*last, *stmt)) {
+                    list.push(stmt);
+                }
             }
         }
     }
-    let mut all = Vec::new();
-    blocks(&f.body, &mut all);
-    for block in all {
-        yielded.extend(block.yields.iter().filter_map(crate::ir::Operand::var));
-    }
-    set.retain(|v| !yielded.contains(v));
+    // A candidate stays while every reader reads it without a derivative or is a call that stays.
     loop {
-        let before = set.len();
-        let snapshot = set.clone();
-        set.retain(|v| {
-            let is_var = |o: &crate::ir::Operand| matches!(o, crate::ir::Operand::Var(w) if w == v);
-            let mut read = false;
-            for stmt in &stmts {
-                if !stmt.operands().into_iter().any(is_var) {
-                    continue;
-                }
-                read = true;
-                let through_call = matches!(stmt, Stmt::Let { var, value: Value::Call { .. } }
-                    if snapshot.contains(var));
-                if !through_call && !reads_without_derivative(stmt, &is_var) {
-                    return false;
-                }
-            }
-            read
-        });
-        if set.len() == before {
+        let dropped: Vec<Var> = set
+            .iter()
+            .copied()
+            .filter(|v| {
+                let is_var = |o: &Operand| matches!(o, Operand::Var(w) if w == v);
+                let Some(list) = readers.get(v) else {
+                    return true;
+                };
+                !list.iter().all(|stmt| {
+                    matches!(stmt, Stmt::Let { var, .. } if is_call(stmt) && set.contains(var))
+                        || reads_without_derivative(stmt, &is_var)
+                })
+            })
+            .collect();
+        if dropped.is_empty() {
             return set;
+        }
+        for v in dropped {
+            set.remove(&v);
         }
     }
 }
