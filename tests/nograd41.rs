@@ -247,6 +247,47 @@ fn mlp_plain(m: &Mlp, xs: &[f64], ys: &[f64]) -> f64 {
     }
 }
 
+/// First order only, its enum read by `match` and by a plain helper; an `order = 2` caller passes it the
+/// layer on whole (through the hidden function over the struct's values).
+#[differentiable]
+pub fn unit_first(p: &Layer, x: &[f64]) -> f64 {
+    let mut z = p.b;
+    for i in 0..x.len() {
+        z += p.w[i] * x[i];
+    }
+    match p.act {
+        Act::Tanh => z.tanh(),
+        Act::Relu => z.max(0.0),
+        Act::Identity => z,
+        _ => {
+            if z > 0.0 {
+                z
+            } else {
+                leak(p.act) * z
+            }
+        }
+    }
+}
+
+#[differentiable(order = 2)]
+pub fn unit_squared(p: &Layer, x: &[f64]) -> f64 {
+    let u = unit_first(p, x);
+    u * u + p.b * x[0]
+}
+
+impl Layer {
+    /// Each input through the unit scaled: a `Vec` result, whose Jacobian in `self` is made.
+    #[differentiable(wrt(self))]
+    pub fn scaled(&self, x: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; x.len()];
+        for i in 0..x.len() {
+            let z = self.w[i] * x[i] + self.b;
+            out[i] = if self.act == Act::Tanh { z.tanh() } else { z };
+        }
+        out
+    }
+}
+
 const ACTS: [Act; 4] = [Act::Tanh, Act::Relu, Act::Identity, Act::LeakyRelu(0.1)];
 
 fn layer(inputs: &mut Inputs, n: usize, act: Act) -> Layer {
@@ -391,5 +432,88 @@ fn an_mlp_of_layers_with_enum_activations() {
         assert_close(vh, v, 1e-12, "loss_hessian's value");
         assert_all_close(&gh.to_flat(), &g.to_flat(), 1e-12, "loss_hessian's gradient");
         assert_hessian_fd(&h, grad, &m.to_flat(), 1e-6, "loss_hessian");
+    }
+}
+
+#[test]
+fn a_first_order_callee_of_an_order_2_caller() {
+    let mut inputs = Inputs(41_005);
+    for k in 0..12 {
+        let act = ACTS[k % 4];
+        let l = layer(&mut inputs, 2, act);
+        let x = inputs.vec(2);
+        let plain = |p: &Layer, x: &[f64]| layer_plain(&p.w, p.b, act, x).powi(2) + p.b * x[0];
+        let (v, (gl, gx)) = unit_squared_grad(&l, &x);
+        assert_close(v, plain(&l, &x), 1e-12, "unit_squared");
+        assert_eq!(gl.act, act);
+        let mut at = l.to_flat();
+        at.extend_from_slice(&x);
+        let f = |flat: &[f64]| plain(&l.from_flat(&flat[..3]), &flat[3..]);
+        let mut flat_grad = gl.to_flat();
+        flat_grad.extend_from_slice(&gx);
+        assert_fd_gradient(f, &at, &flat_grad, "unit_squared_grad");
+        let grad = |flat: &[f64]| {
+            let (_, (gl, gx)) = unit_squared_grad(&l.from_flat(&flat[..3]), &flat[3..]);
+            let mut g = gl.to_flat();
+            g.extend_from_slice(&gx);
+            g
+        };
+        let (_, _, h) = unit_squared_hessian(&l, &x);
+        assert_hessian_fd(&h, grad, &at, 1e-6, "unit_squared_hessian");
+        // And `unit_first` itself, by hand.
+        let (_, (g1, gx1)) = unit_first_grad(&l, &x);
+        let z = l.b + l.w[0] * x[0] + l.w[1] * x[1];
+        let slope = act_slope(act, z);
+        assert_all_close(&g1.to_flat(), &[slope * x[0], slope * x[1], slope], 1e-12, "unit_first_grad");
+        assert_all_close(&gx1, &[slope * l.w[0], slope * l.w[1]], 1e-12, "unit_first_grad in x");
+    }
+}
+
+#[test]
+fn the_jacobian_of_a_method_comparing_its_enum() {
+    let mut inputs = Inputs(41_006);
+    for k in 0..12 {
+        let act = ACTS[k % 4];
+        let l = layer(&mut inputs, 3, act);
+        let x = inputs.vec(3);
+        let jacobian = l.scaled_jacobian(&x);
+        let expected = common::fd_jacobian(|q| l.from_flat(q).scaled(&x), &l.to_flat());
+        common::assert_jacobian(&jacobian, &expected, "Layer::scaled_jacobian");
+        // By hand: d out_i / d w_j = [i == j] s_i x_i, d out_i / d b = s_i.
+        for i in 0..3 {
+            let z = l.w[i] * x[i] + l.b;
+            let s = if act == Act::Tanh { 1.0 - z.tanh().powi(2) } else { 1.0 };
+            for j in 0..3 {
+                let e = if i == j { s * x[i] } else { 0.0 };
+                assert_close(jacobian[i][j], e, 1e-12, "scaled_jacobian by hand");
+            }
+            assert_close(jacobian[i][3], s, 1e-12, "scaled_jacobian by hand, b");
+        }
+    }
+}
+
+#[test]
+fn grad_into_of_a_method_and_of_the_mlp() {
+    let mut inputs = Inputs(41_007);
+    for k in 0..12 {
+        let m = mlp(&mut inputs, k);
+        let xs = inputs.vec(2 * m.n);
+        let ys = inputs.vec(m.n);
+        let (v, g) = m.loss_grad(&xs, &ys);
+        let mut into = m.zero_like();
+        into.kind = Kind::Squared;
+        into.out.act = Act::Relu;
+        let vi = m.loss_grad_into(&xs, &ys, &mut into);
+        assert_eq!(vi, v);
+        assert_eq!((into.kind, into.out.act, into.n), (m.kind, m.out.act, m.n));
+        assert_all_close(&into.to_flat(), &g.to_flat(), 0.0, "Mlp::loss_grad_into");
+        let l = &m.h1;
+        let x = inputs.vec(2);
+        let (lv, lg) = l.forward_grad(&x);
+        let mut lin = l.zero_like();
+        lin.act = Act::Identity;
+        assert_eq!(l.forward_grad_into(&x, &mut lin), lv);
+        assert_eq!(lin.act, l.act);
+        assert_all_close(&lin.to_flat(), &lg.to_flat(), 0.0, "Layer::forward_grad_into");
     }
 }
