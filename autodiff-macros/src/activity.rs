@@ -622,9 +622,10 @@ impl Pass<'_> {
                                 "`match` on a field of a parameter struct whose declaration this file does not \
                                  show (the struct is declared in another module or crate): the macro cannot see \
                                  the field's type and takes it for a float of the struct. Declare the struct in \
-                                 this file, where a `#[no_grad]` field of an enum, an integer or a flag is a \
-                                 constant; or pass the field's value as a parameter of its own (`act: Act`), \
-                                 which the body matches on as data"
+                                 this file, in the function's module or one around it (with the field's enum), \
+                                 where a `#[no_grad]` field of an enum, an integer or a flag is a constant; or \
+                                 pass the field's value as a parameter of its own (`act: Act`), which the body \
+                                 matches on as data"
                                     .to_string()
                             }
                             // A value of a type of the user's (an enum) comes from a parameter taken for a
