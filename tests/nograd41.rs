@@ -288,6 +288,34 @@ impl Layer {
     }
 }
 
+/// Constant fields of other types: a `String`, a flag and an integer, read by a method at `order = 2`.
+#[derive(Clone, Debug, Differentiable)]
+pub struct Tagged {
+    pub a: f64,
+    pub b: f64,
+    #[no_grad]
+    pub name: String,
+    #[no_grad]
+    pub on: bool,
+    #[no_grad]
+    pub k: i32,
+}
+
+impl Tagged {
+    #[differentiable(wrt(self), order = 2)]
+    pub fn energy(&self, x: f64) -> f64 {
+        let s = if self.on { self.a * x } else { self.b };
+        let t = if self.name == "square" { s * s } else { s.sin() };
+        t * self.b + self.k as f64 * self.a * self.a
+    }
+}
+
+fn energy_plain(a: f64, b: f64, name: &str, on: bool, k: i32, x: f64) -> f64 {
+    let s = if on { a * x } else { b };
+    let t = if name == "square" { s * s } else { s.sin() };
+    t * b + k as f64 * a * a
+}
+
 const ACTS: [Act; 4] = [Act::Tanh, Act::Relu, Act::Identity, Act::LeakyRelu(0.1)];
 
 fn layer(inputs: &mut Inputs, n: usize, act: Act) -> Layer {
@@ -515,5 +543,36 @@ fn grad_into_of_a_method_and_of_the_mlp() {
         assert_eq!(l.forward_grad_into(&x, &mut lin), lv);
         assert_eq!(lin.act, l.act);
         assert_all_close(&lin.to_flat(), &lg.to_flat(), 0.0, "Layer::forward_grad_into");
+    }
+}
+
+#[test]
+fn a_string_a_flag_and_an_integer_field_at_order_2() {
+    let mut inputs = Inputs(41_008);
+    for k in 0..12 {
+        let t = Tagged {
+            a: inputs.next(),
+            b: inputs.next(),
+            name: if k % 2 == 0 { "square".to_string() } else { "sine".to_string() },
+            on: k % 3 != 0,
+            k: k as i32 - 5,
+        };
+        let x = inputs.next();
+        let plain = |flat: &[f64]| energy_plain(flat[0], flat[1], &t.name, t.on, t.k, x);
+        let (v, g) = t.energy_grad(x);
+        assert_close(v, plain(&[t.a, t.b]), 1e-12, "energy");
+        assert_eq!((&g.name, g.on, g.k), (&t.name, t.on, t.k), "the gradient copies the constants");
+        assert_fd_gradient(plain, &t.to_flat(), &g.to_flat(), "energy_grad");
+        let grad = |flat: &[f64]| t.from_flat(flat).energy_grad(x).1.to_flat();
+        let (vh, gh, h) = t.energy_hessian(x);
+        assert_close(vh, v, 1e-12, "energy_hessian's value");
+        assert_all_close(&gh.to_flat(), &g.to_flat(), 1e-12, "energy_hessian's gradient");
+        assert_hessian_fd(&h, grad, &t.to_flat(), 1e-6, "energy_hessian");
+        let mut into = t.zero_like();
+        into.name.clear();
+        into.on = !t.on;
+        assert_eq!(t.energy_grad_into(x, &mut into), v);
+        assert_eq!((&into.name, into.on, into.k), (&t.name, t.on, t.k));
+        assert_all_close(&into.to_flat(), &g.to_flat(), 0.0, "energy_grad_into");
     }
 }
