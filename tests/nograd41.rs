@@ -211,7 +211,11 @@ pub fn mlp_loss(m: &Mlp, xs: &[f64], ys: &[f64]) -> f64 {
             o += 0.0;
         }
         let r = o - ys[k];
-        s += if m.kind == Kind::Squared { r * r } else { r.abs() };
+        s += if m.kind == Kind::Squared {
+            r * r
+        } else {
+            r.abs()
+        };
     }
     if m.average {
         s / m.n as f64
@@ -238,7 +242,11 @@ fn mlp_plain(m: &Mlp, xs: &[f64], ys: &[f64]) -> f64 {
             layer_plain(&m.h2.w, m.h2.b, m.h2.act, &x),
         ];
         let r = layer_plain(&m.out.w, m.out.b, m.out.act, &h) - ys[k];
-        s += if m.kind == Kind::Squared { r * r } else { r.abs() };
+        s += if m.kind == Kind::Squared {
+            r * r
+        } else {
+            r.abs()
+        };
     }
     if m.average {
         s / m.n as f64
@@ -305,7 +313,11 @@ impl Tagged {
     #[differentiable(wrt(self), order = 2)]
     pub fn energy(&self, x: f64) -> f64 {
         let s = if self.on { self.a * x } else { self.b };
-        let t = if self.name == "square" { s * s } else { s.sin() };
+        let t = if self.name == "square" {
+            s * s
+        } else {
+            s.sin()
+        };
         t * self.b + self.k as f64 * self.a * self.a
     }
 }
@@ -333,7 +345,11 @@ fn mlp(inputs: &mut Inputs, k: usize) -> Mlp {
         out: layer(inputs, 2, ACTS[(k + 2) % 4]),
         n: 1 + k % 3,
         average: k % 2 == 0,
-        kind: if k % 3 == 0 { Kind::Absolute } else { Kind::Squared },
+        kind: if k % 3 == 0 {
+            Kind::Absolute
+        } else {
+            Kind::Squared
+        },
     }
 }
 
@@ -384,7 +400,12 @@ fn a_free_function_compares_and_passes_on_its_enum_field() {
         };
         assert_fd_gradient(f, &l.to_flat(), &g.to_flat(), "unit_grad");
         let (_, gm) = l.forward_grad(&x);
-        assert_all_close(&g.to_flat(), &gm.to_flat(), 1e-12, "unit_grad against forward_grad");
+        assert_all_close(
+            &g.to_flat(),
+            &gm.to_flat(),
+            1e-12,
+            "unit_grad against forward_grad",
+        );
         // `_grad_into` writes the same gradient, the enum copied.
         let mut into = Layer {
             w: vec![7.0; 3],
@@ -458,7 +479,12 @@ fn an_mlp_of_layers_with_enum_activations() {
         let grad = |flat: &[f64]| m.from_flat(flat).loss_grad(&xs, &ys).1.to_flat();
         let (vh, gh, h) = m.loss_hessian(&xs, &ys);
         assert_close(vh, v, 1e-12, "loss_hessian's value");
-        assert_all_close(&gh.to_flat(), &g.to_flat(), 1e-12, "loss_hessian's gradient");
+        assert_all_close(
+            &gh.to_flat(),
+            &g.to_flat(),
+            1e-12,
+            "loss_hessian's gradient",
+        );
         assert_hessian_fd(&h, grad, &m.to_flat(), 1e-6, "loss_hessian");
     }
 }
@@ -492,8 +518,18 @@ fn a_first_order_callee_of_an_order_2_caller() {
         let (_, (g1, gx1)) = unit_first_grad(&l, &x);
         let z = l.b + l.w[0] * x[0] + l.w[1] * x[1];
         let slope = act_slope(act, z);
-        assert_all_close(&g1.to_flat(), &[slope * x[0], slope * x[1], slope], 1e-12, "unit_first_grad");
-        assert_all_close(&gx1, &[slope * l.w[0], slope * l.w[1]], 1e-12, "unit_first_grad in x");
+        assert_all_close(
+            &g1.to_flat(),
+            &[slope * x[0], slope * x[1], slope],
+            1e-12,
+            "unit_first_grad",
+        );
+        assert_all_close(
+            &gx1,
+            &[slope * l.w[0], slope * l.w[1]],
+            1e-12,
+            "unit_first_grad in x",
+        );
     }
 }
 
@@ -510,7 +546,11 @@ fn the_jacobian_of_a_method_comparing_its_enum() {
         // By hand: d out_i / d w_j = [i == j] s_i x_i, d out_i / d b = s_i.
         for i in 0..3 {
             let z = l.w[i] * x[i] + l.b;
-            let s = if act == Act::Tanh { 1.0 - z.tanh().powi(2) } else { 1.0 };
+            let s = if act == Act::Tanh {
+                1.0 - z.tanh().powi(2)
+            } else {
+                1.0
+            };
             for j in 0..3 {
                 let e = if i == j { s * x[i] } else { 0.0 };
                 assert_close(jacobian[i][j], e, 1e-12, "scaled_jacobian by hand");
@@ -542,7 +582,12 @@ fn grad_into_of_a_method_and_of_the_mlp() {
         lin.act = Act::Identity;
         assert_eq!(l.forward_grad_into(&x, &mut lin), lv);
         assert_eq!(lin.act, l.act);
-        assert_all_close(&lin.to_flat(), &lg.to_flat(), 0.0, "Layer::forward_grad_into");
+        assert_all_close(
+            &lin.to_flat(),
+            &lg.to_flat(),
+            0.0,
+            "Layer::forward_grad_into",
+        );
     }
 }
 
@@ -553,7 +598,11 @@ fn a_string_a_flag_and_an_integer_field_at_order_2() {
         let t = Tagged {
             a: inputs.next(),
             b: inputs.next(),
-            name: if k % 2 == 0 { "square".to_string() } else { "sine".to_string() },
+            name: if k % 2 == 0 {
+                "square".to_string()
+            } else {
+                "sine".to_string()
+            },
             on: k % 3 != 0,
             k: k as i32 - 5,
         };
@@ -561,12 +610,21 @@ fn a_string_a_flag_and_an_integer_field_at_order_2() {
         let plain = |flat: &[f64]| energy_plain(flat[0], flat[1], &t.name, t.on, t.k, x);
         let (v, g) = t.energy_grad(x);
         assert_close(v, plain(&[t.a, t.b]), 1e-12, "energy");
-        assert_eq!((&g.name, g.on, g.k), (&t.name, t.on, t.k), "the gradient copies the constants");
+        assert_eq!(
+            (&g.name, g.on, g.k),
+            (&t.name, t.on, t.k),
+            "the gradient copies the constants"
+        );
         assert_fd_gradient(plain, &t.to_flat(), &g.to_flat(), "energy_grad");
         let grad = |flat: &[f64]| t.from_flat(flat).energy_grad(x).1.to_flat();
         let (vh, gh, h) = t.energy_hessian(x);
         assert_close(vh, v, 1e-12, "energy_hessian's value");
-        assert_all_close(&gh.to_flat(), &g.to_flat(), 1e-12, "energy_hessian's gradient");
+        assert_all_close(
+            &gh.to_flat(),
+            &g.to_flat(),
+            1e-12,
+            "energy_hessian's gradient",
+        );
         assert_hessian_fd(&h, grad, &t.to_flat(), 1e-6, "energy_hessian");
         let mut into = t.zero_like();
         into.name.clear();

@@ -525,7 +525,8 @@ fn element_kind(ty: &syn::Type, float_params: &[Ident]) -> Kind {
 }
 
 /// The error at a `match` on an active value.
-const UNSUPPORTED_MATCH: &str = "`match` on a value that depends on the differentiated inputs is not \
+const UNSUPPORTED_MATCH: &str =
+    "`match` on a value that depends on the differentiated inputs is not \
                                  supported: compare it with `if`/`else if` instead";
 
 struct Pass<'a> {
@@ -614,7 +615,9 @@ impl Pass<'_> {
                     outs,
                 } => {
                     if self.report && self.activity.is_active(scrutinee) {
-                        let field = scrutinee.var().is_some_and(|v| self.struct_fields.contains(&v));
+                        let field = scrutinee
+                            .var()
+                            .is_some_and(|v| self.struct_fields.contains(&v));
                         let message = match self.activity.kind(scrutinee) {
                             // A field whose declaration the file does not show (the struct is imported):
                             // its type is not known, and a field is a float of its struct by default.

@@ -365,9 +365,11 @@ pub(crate) enum NoFloat {
 /// The last name of the path type `ty` (`Inner` of `inner::Inner<f64>`).
 fn type_last_name(ty: &syn::Type) -> Option<String> {
     match ty {
-        syn::Type::Path(tp) if tp.qself.is_none() => {
-            tp.path.segments.last().map(|s| crate::naming::unraw(&s.ident))
-        }
+        syn::Type::Path(tp) if tp.qself.is_none() => tp
+            .path
+            .segments
+            .last()
+            .map(|s| crate::naming::unraw(&s.ident)),
         syn::Type::Paren(p) => type_last_name(&p.elem),
         syn::Type::Group(g) => type_last_name(&g.elem),
         _ => None,

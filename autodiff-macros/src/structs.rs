@@ -212,14 +212,14 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
                     (kind, None)
                 }
                 (shape, _) => match shape {
-                Shape::Array => (
-                    Kind::Array,
-                    Some(ArrayShape {
-                        fixed: false,
-                        owned: false,
-                        matrix: input.matrix,
-                    }),
-                ),
+                    Shape::Array => (
+                        Kind::Array,
+                        Some(ArrayShape {
+                            fixed: false,
+                            owned: false,
+                            matrix: input.matrix,
+                        }),
+                    ),
                     Shape::Whole => (Kind::Struct(syn::Type::Infer(syn::parse_quote!(_))), None),
                     Shape::Scalar => (Kind::Unknown, None),
                 },
