@@ -331,7 +331,17 @@ fn data_field_type_at(blocks: &Blocks, offset: usize, name: &str, field: &str) -
 /// `None` where the file does not show the struct, or the field may hold floats (a float, a type
 /// parameter, a struct, a type declared elsewhere).
 pub(crate) fn declared_constant_field(name: &str, path: &[String]) -> Option<NoFloat> {
-    call_site(|blocks, offset| {
+    call_site(|blocks, offset| constant_field_at(blocks, offset, name, path)).flatten()
+}
+
+/// [`declared_constant_field`] of the file `blocks` at the byte `offset`.
+fn constant_field_at(
+    blocks: &Blocks,
+    offset: usize,
+    name: &str,
+    path: &[String],
+) -> Option<NoFloat> {
+    {
         let mut name = match name {
             "Self" => impl_type_at(blocks, offset)?,
             name => name.to_owned(),
@@ -345,8 +355,7 @@ pub(crate) fn declared_constant_field(name: &str, path: &[String]) -> Option<NoF
             name = type_last_name(&declared_type(&name, field)?)?;
         }
         no_float(blocks, offset, &declared_type(&name, last)?)
-    })
-    .flatten()
+    }
 }
 
 /// What a field's declared type that holds no float is ([`declared_constant_field`]).
@@ -1294,10 +1303,75 @@ mod tests {
         }
     }
 
+    /// [`constant_field_at`] of the field `path` of `name` at the first `#[here]` of `source`.
+    fn constant_here(source: &str, name: &str, path: &[&str]) -> Option<NoFloat> {
+        let (blocks, offset) = here(source);
+        let path: Vec<String> = path.iter().map(ToString::to_string).collect();
+        constant_field_at(&blocks, offset, name, &path)
+    }
+
+    #[test]
+    fn fields_that_hold_no_float_by_their_declarations() {
+        let source = "enum Act { Tanh, Relu } \
+                      #[derive(Differentiable)] struct Layer { w: Vec<f64>, b: f64, #[no_grad] act: Act, \
+                          #[no_grad] n: usize, #[no_grad] on: bool, #[no_grad] name: String, \
+                          #[no_grad] idx: Vec<usize>, #[no_grad] s: f64, #[no_grad] other: Other } \
+                      #[derive(Differentiable)] struct Net { out: Layer, #[no_grad] k: u32 } \
+                      #[here] fn f() {}";
+        assert_eq!(
+            constant_here(source, "Layer", &["act"]),
+            Some(NoFloat::Data)
+        );
+        assert_eq!(
+            constant_here(source, "Layer", &["n"]),
+            Some(NoFloat::Integer)
+        );
+        assert_eq!(constant_here(source, "Layer", &["on"]), Some(NoFloat::Flag));
+        assert_eq!(
+            constant_here(source, "Layer", &["name"]),
+            Some(NoFloat::Data)
+        );
+        assert_eq!(
+            constant_here(source, "Layer", &["idx"]),
+            Some(NoFloat::Integers)
+        );
+        // Floats, a type the file does not declare, a field it does not show: not known to hold none.
+        assert_eq!(constant_here(source, "Layer", &["w"]), None);
+        assert_eq!(constant_here(source, "Layer", &["s"]), None);
+        assert_eq!(constant_here(source, "Layer", &["other"]), None);
+        assert_eq!(constant_here(source, "Layer", &["missing"]), None);
+        // Through a nested struct.
+        assert_eq!(
+            constant_here(source, "Net", &["out", "act"]),
+            Some(NoFloat::Data)
+        );
+        assert_eq!(constant_here(source, "Net", &["k"]), Some(NoFloat::Integer));
+        assert_eq!(constant_here(source, "Net", &["out", "b"]), None);
+        // `Self` in an inherent `impl` of the struct.
+        let method = "enum Act { A } struct Layer { #[no_grad] act: Act } \
+                      impl Layer { #[here] fn f(&self) {} }";
+        assert_eq!(constant_here(method, "Self", &["act"]), Some(NoFloat::Data));
+        // An imported struct (or enum) is not shown.
+        let imported = "use model::Layer; mod model { pub enum Act { A } \
+                        pub struct Layer { pub act: Act } } #[here] fn f() {}";
+        assert_eq!(constant_here(imported, "Layer", &["act"]), None);
+    }
+
     /// [`integer_parameters_at`] of `callee` at the first `#[here]` of `source`.
     fn integers_here(source: &str, callee: &str) -> Option<Vec<bool>> {
         let (blocks, offset) = here(source);
         integer_parameters_at(&blocks, offset, callee)
+    }
+
+    #[test]
+    fn parameters_of_an_enum_the_file_declares_hold_no_float() {
+        let source = "enum Act { A, B } struct Layer { w: f64 } \
+                      fn leak(act: Act, by_ref: &Act, x: f64, l: &Layer, other: Other) -> f64 { x } \
+                      #[here] fn g() {}";
+        assert_eq!(
+            integers_here(source, "leak"),
+            Some(vec![true, true, false, false, false])
+        );
     }
 
     #[test]
