@@ -344,8 +344,8 @@ fn mlp(inputs: &mut Inputs, k: usize) -> Mlp {
         h2: layer(inputs, 2, ACTS[(k + 1) % 4]),
         out: layer(inputs, 2, ACTS[(k + 2) % 4]),
         n: 1 + k % 3,
-        average: k % 2 == 0,
-        kind: if k % 3 == 0 {
+        average: k.is_multiple_of(2),
+        kind: if k.is_multiple_of(3) {
             Kind::Absolute
         } else {
             Kind::Squared
@@ -594,7 +594,7 @@ fn grad_into_of_a_method_and_of_the_mlp() {
 #[test]
 fn a_string_a_flag_and_an_integer_field_at_order_2() {
     let mut inputs = Inputs(41_008);
-    for k in 0..12 {
+    for k in 0..12_i32 {
         let t = Tagged {
             a: inputs.next(),
             b: inputs.next(),
@@ -604,7 +604,7 @@ fn a_string_a_flag_and_an_integer_field_at_order_2() {
                 "sine".to_string()
             },
             on: k % 3 != 0,
-            k: k as i32 - 5,
+            k: k - 5,
         };
         let x = inputs.next();
         let plain = |flat: &[f64]| energy_plain(flat[0], flat[1], &t.name, t.on, t.k, x);
