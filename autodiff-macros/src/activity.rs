@@ -524,6 +524,11 @@ fn element_kind(ty: &syn::Type, float_params: &[Ident]) -> Kind {
     }
 }
 
+/// The error at a `match` on an active value.
+const UNSUPPORTED_MATCH: &str =
+    "`match` on a value that depends on the differentiated inputs is not \
+                                 supported: compare it with `if`/`else if` instead";
+
 struct Pass<'a> {
     activity: Activity,
     float_params: &'a [Ident],
@@ -610,23 +615,33 @@ impl Pass<'_> {
                     outs,
                 } => {
                     if self.report && self.activity.is_active(scrutinee) {
-                        // A value of a type of the user's (an enum) comes from a parameter taken for a
-                        // parameter struct: say how to make it data.
-                        let hint = match self.activity.kind(scrutinee) {
-                            Kind::Struct(_) => {
-                                " (a parameter of a type of your own, such as an enum, is differentiated as a \
-                                 parameter struct unless the body only matches on it or compares it with `==`: \
-                                 `match` on the parameter itself, or leave it out with `wrt(..)`)"
+                        let field = scrutinee
+                            .var()
+                            .is_some_and(|v| self.struct_fields.contains(&v));
+                        let message = match self.activity.kind(scrutinee) {
+                            // A field whose declaration the file does not show (the struct is imported):
+                            // its type is not known, and a field is a float of its struct by default.
+                            _ if field => {
+                                "`match` on a field of a parameter struct whose declaration this file does not \
+                                 show (the struct is declared in another module or crate): the macro cannot see \
+                                 the field's type and takes it for a float of the struct. Declare the struct in \
+                                 this file, in the function's module or one around it (with the field's enum), \
+                                 where a `#[no_grad]` field of an enum, an integer or a flag is a constant; or \
+                                 pass the field's value as a parameter of its own (`act: Act`), which the body \
+                                 matches on as data"
+                                    .to_string()
                             }
-                            _ => "",
-                        };
-                        self.errors.at(
-                            *span,
-                            format!(
-                                "`match` on a value that depends on the differentiated inputs is not supported: \
-                                 compare it with `if`/`else if` instead{hint}"
+                            // A value of a type of the user's (an enum) comes from a parameter taken for a
+                            // parameter struct: say how to make it data.
+                            Kind::Struct(_) => format!(
+                                "{UNSUPPORTED_MATCH} (a parameter of a type of your own, such as an enum, is \
+                                 differentiated as a parameter struct unless the body only matches on it or \
+                                 compares it with `==`: `match` on the parameter itself, or leave it out with \
+                                 `wrt(..)`)"
                             ),
-                        );
+                            _ => UNSUPPORTED_MATCH.to_string(),
+                        };
+                        self.errors.at(*span, message);
                     }
                     let blocks: Vec<&Block> = arms.iter().map(|a| &a.block).collect();
                     self.join_branches(&blocks, outs);

@@ -78,6 +78,10 @@ type FunctionsOfModules = HashMap<(Vec<String>, String), Vec<SiblingFn>>;
 struct SiblingFn {
     /// For each parameter, whether its type is an integer or `bool`.
     integers: Vec<bool>,
+    /// For each parameter, the name of its type where that is one bare name, by value or by reference
+    /// (`Act` of `act: Act` or `act: &Act`): an enum the file declares holds no float either
+    /// ([`sibling_integer_parameters`]).
+    type_names: Vec<Option<String>>,
     /// Whether its attributes are all among those that give a function no derivatives (`doc`, `inline`,
     /// `allow`, ..): a function without `#[differentiable]` or `#[custom_gradient]`.
     plain: bool,
@@ -117,6 +121,10 @@ struct Declared {
     maybe_differentiable: bool,
     /// A struct, with the derive or without.
     a_struct: bool,
+    /// The named fields of a struct (with the derive or without), by name, with their declared types
+    /// ([`declared_constant_field`]), as tokens (a `syn::Type` is not `Send`, and the files are kept in a
+    /// `static`). Empty where more than one struct of the name is declared there.
+    field_types: HashMap<String, String>,
 }
 
 /// Does the source show the attribute being expanded on `fn name` inside an `impl` block? `false` where
@@ -312,6 +320,115 @@ fn data_field_type_at(blocks: &Blocks, offset: usize, name: &str, field: &str) -
         .flatten()
 }
 
+// Input:  `Layer`, `[act]`, of a file holding `#[derive(Differentiable)] struct Layer { w: Vec<f64>,
+//         #[no_grad] act: Act }` and `enum Act { Tanh, Relu }`
+// Output: Some(NoFloat::Data)
+/// What the field at `path` of the struct named `name` (`Self`: the type of the inherent `impl` around the
+/// attribute) holds, where the source file declares that struct (and each struct on the path: `inner` of
+/// `p.inner.k` of type `Inner`) and the field's declared type holds no float: an integer, a flag, or data
+/// (an enum the file declares, a `char`, a `String`). Such a field of a `Differentiable` struct is
+/// `#[no_grad]` (the derive refuses it otherwise): a constant of the body, whatever the body does with it.
+/// `None` where the file does not show the struct, or the field may hold floats (a float, a type
+/// parameter, a struct, a type declared elsewhere).
+pub(crate) fn declared_constant_field(name: &str, path: &[String]) -> Option<NoFloat> {
+    call_site(|blocks, offset| constant_field_at(blocks, offset, name, path)).flatten()
+}
+
+/// [`declared_constant_field`] of the file `blocks` at the byte `offset`.
+fn constant_field_at(
+    blocks: &Blocks,
+    offset: usize,
+    name: &str,
+    path: &[String],
+) -> Option<NoFloat> {
+    {
+        let mut name = match name {
+            "Self" => impl_type_at(blocks, offset)?,
+            name => name.to_owned(),
+        };
+        let (last, outer) = path.split_last()?;
+        let declared_type = |name: &str, field: &str| {
+            let ty = declared_at(blocks, offset, name)?.field_types.get(field)?;
+            syn::parse_str::<syn::Type>(ty).ok()
+        };
+        for field in outer {
+            name = type_last_name(&declared_type(&name, field)?)?;
+        }
+        no_float(blocks, offset, &declared_type(&name, last)?)
+    }
+}
+
+/// What a field's declared type that holds no float is ([`declared_constant_field`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum NoFloat {
+    /// An integer (`usize`, `i32`, ..).
+    Integer,
+    /// `bool`.
+    Flag,
+    /// An enum the file declares, a `char`, a `String`.
+    Data,
+    /// A `Vec` or an array of integers or flags.
+    Integers,
+}
+
+/// The last name of the path type `ty` (`Inner` of `inner::Inner<f64>`).
+fn type_last_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(tp) if tp.qself.is_none() => tp
+            .path
+            .segments
+            .last()
+            .map(|s| crate::naming::unraw(&s.ident)),
+        syn::Type::Paren(p) => type_last_name(&p.elem),
+        syn::Type::Group(g) => type_last_name(&g.elem),
+        _ => None,
+    }
+}
+
+/// [`NoFloat`] of the declared type `ty` in the file `blocks` at the byte `offset`; `None` where it may
+/// hold a float.
+fn no_float(blocks: &Blocks, offset: usize, ty: &syn::Type) -> Option<NoFloat> {
+    const INTEGERS: [&str; 12] = [
+        "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128",
+    ];
+    let element = |elem: &syn::Type| match no_float(blocks, offset, elem)? {
+        NoFloat::Integer | NoFloat::Flag => Some(NoFloat::Integers),
+        _ => None,
+    };
+    match ty {
+        syn::Type::Paren(p) => no_float(blocks, offset, &p.elem),
+        syn::Type::Group(g) => no_float(blocks, offset, &g.elem),
+        syn::Type::Array(a) => element(&a.elem),
+        syn::Type::Path(tp) if tp.qself.is_none() => {
+            let last = tp.path.segments.last()?;
+            let name = crate::naming::unraw(&last.ident);
+            match &last.arguments {
+                syn::PathArguments::None if tp.path.segments.len() == 1 => {}
+                syn::PathArguments::AngleBracketed(args) if name == "Vec" => {
+                    return match args.args.first()? {
+                        syn::GenericArgument::Type(elem) if args.args.len() == 1 => element(elem),
+                        _ => None,
+                    };
+                }
+                _ => return None,
+            }
+            if INTEGERS.contains(&name.as_str()) {
+                return Some(NoFloat::Integer);
+            }
+            match name.as_str() {
+                "bool" => return Some(NoFloat::Flag),
+                "char" | "String" => return Some(NoFloat::Data),
+                _ => {}
+            }
+            // An enum the file declares (and nothing that may make the name a struct of floats).
+            let declared = declared_at(blocks, offset, &name)?;
+            (declared.data_enum && !declared.a_struct && !declared.maybe_differentiable)
+                .then_some(NoFloat::Data)
+        }
+        _ => None,
+    }
+}
+
 // Input:  `Particle`, of a file holding `#[derive(Differentiable)] struct Particle { x: f64, v: f64 }`
 // Output: true
 /// Does the nearest module around the attribute that declares the type `name` declare a struct of that
@@ -396,6 +513,16 @@ fn declared_types(text: &str) -> HashMap<(Vec<String>, String), Declared> {
         }
         fn visit_item_struct(&mut self, item: &'ast syn::ItemStruct) {
             let entry = self.entry(&item.ident);
+            // Two structs of one name in one module (under exclusive `cfg`s): which one is not known.
+            entry.field_types = match entry.a_struct {
+                true => HashMap::new(),
+                false => (item.fields.iter())
+                    .filter_map(|f| {
+                        let ty = quote::ToTokens::to_token_stream(&f.ty).to_string();
+                        Some((crate::naming::unraw(f.ident.as_ref()?), ty))
+                    })
+                    .collect(),
+            };
             entry.a_struct = true;
             if names_differentiable(&item.attrs) {
                 entry.maybe_differentiable = true;
@@ -455,7 +582,8 @@ fn declared_types(text: &str) -> HashMap<(Vec<String>, String), Declared> {
 // Output: Some([false, true])
 /// For each parameter of the function `callee` declared among the items of the attribute's own module
 /// (a file's top level or an inline `mod { .. }`), whether its type is an integer or `bool`
-/// (`usize`, `i32`, ..): a value passed there is no float. `None` where the module declares no function of
+/// (`usize`, `i32`, ..) or an enum that the file declares (`act: Act`, by value or by reference): a value
+/// passed there is no float. `None` where the module declares no function of
 /// that name, or more than one, or a body in the file declares one of that name (the caller's own nested
 /// `fn`, which a call by that name would reach, may be one), or the source is not at hand. Only the module itself counts, not the
 /// modules around it: a name found there is the one a bare call reaches (an import of the same name beside
@@ -509,7 +637,19 @@ fn integer_parameters_at(blocks: &Blocks, offset: usize, callee: &str) -> Option
     let functions = blocks
         .functions
         .get_or_init(|| module_functions(&blocks.text));
-    sibling_at(functions, blocks, offset, callee).map(|f| f.integers.clone())
+    let found = sibling_at(functions, blocks, offset, callee)?;
+    // An enum the file declares (and that nothing else of the name may make a struct): data, no float.
+    let data_enum = |name: &Option<String>| {
+        name.as_ref()
+            .and_then(|name| declared_at(blocks, offset, name))
+            .is_some_and(|d| d.data_enum && !d.a_struct && !d.maybe_differentiable)
+    };
+    Some(
+        (found.integers.iter())
+            .zip(&found.type_names)
+            .map(|(integer, name)| *integer || data_enum(name))
+            .collect(),
+    )
 }
 
 /// The one declaration of the function `callee` among the items of the module around `offset`, if the
@@ -582,6 +722,7 @@ fn module_functions(text: &str) -> FunctionsOfModules {
     fn declared(f: &syn::ItemFn) -> SiblingFn {
         SiblingFn {
             integers: integers(&f.sig),
+            type_names: type_names(&f.sig),
             plain: f.attrs.iter().all(gives_no_derivatives),
             differentiable: f.attrs.iter().any(|a| {
                 a.path()
@@ -590,6 +731,22 @@ fn module_functions(text: &str) -> FunctionsOfModules {
                     .is_some_and(|s| s.ident == "differentiable")
             }),
         }
+    }
+    fn type_names(sig: &syn::Signature) -> Vec<Option<String>> {
+        let bare = |ty: &syn::Type| match ty {
+            syn::Type::Path(p) if p.qself.is_none() => p.path.get_ident().map(crate::naming::unraw),
+            _ => None,
+        };
+        sig.inputs
+            .iter()
+            .map(|input| match input {
+                syn::FnArg::Typed(t) => match &*t.ty {
+                    syn::Type::Reference(r) if r.mutability.is_none() => bare(&r.elem),
+                    other => bare(other),
+                },
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect()
     }
     fn integers(sig: &syn::Signature) -> Vec<bool> {
         sig.inputs
@@ -645,6 +802,7 @@ fn module_functions(text: &str) -> FunctionsOfModules {
                                 .or_default()
                                 .push(SiblingFn {
                                     integers: integers(&f.sig),
+                                    type_names: type_names(&f.sig),
                                     plain: false,
                                     differentiable: false,
                                 });
@@ -1145,10 +1303,75 @@ mod tests {
         }
     }
 
+    /// [`constant_field_at`] of the field `path` of `name` at the first `#[here]` of `source`.
+    fn constant_here(source: &str, name: &str, path: &[&str]) -> Option<NoFloat> {
+        let (blocks, offset) = here(source);
+        let path: Vec<String> = path.iter().map(ToString::to_string).collect();
+        constant_field_at(&blocks, offset, name, &path)
+    }
+
+    #[test]
+    fn fields_that_hold_no_float_by_their_declarations() {
+        let source = "enum Act { Tanh, Relu } \
+                      #[derive(Differentiable)] struct Layer { w: Vec<f64>, b: f64, #[no_grad] act: Act, \
+                          #[no_grad] n: usize, #[no_grad] on: bool, #[no_grad] name: String, \
+                          #[no_grad] idx: Vec<usize>, #[no_grad] s: f64, #[no_grad] other: Other } \
+                      #[derive(Differentiable)] struct Net { out: Layer, #[no_grad] k: u32 } \
+                      #[here] fn f() {}";
+        assert_eq!(
+            constant_here(source, "Layer", &["act"]),
+            Some(NoFloat::Data)
+        );
+        assert_eq!(
+            constant_here(source, "Layer", &["n"]),
+            Some(NoFloat::Integer)
+        );
+        assert_eq!(constant_here(source, "Layer", &["on"]), Some(NoFloat::Flag));
+        assert_eq!(
+            constant_here(source, "Layer", &["name"]),
+            Some(NoFloat::Data)
+        );
+        assert_eq!(
+            constant_here(source, "Layer", &["idx"]),
+            Some(NoFloat::Integers)
+        );
+        // Floats, a type the file does not declare, a field it does not show: not known to hold none.
+        assert_eq!(constant_here(source, "Layer", &["w"]), None);
+        assert_eq!(constant_here(source, "Layer", &["s"]), None);
+        assert_eq!(constant_here(source, "Layer", &["other"]), None);
+        assert_eq!(constant_here(source, "Layer", &["missing"]), None);
+        // Through a nested struct.
+        assert_eq!(
+            constant_here(source, "Net", &["out", "act"]),
+            Some(NoFloat::Data)
+        );
+        assert_eq!(constant_here(source, "Net", &["k"]), Some(NoFloat::Integer));
+        assert_eq!(constant_here(source, "Net", &["out", "b"]), None);
+        // `Self` in an inherent `impl` of the struct.
+        let method = "enum Act { A } struct Layer { #[no_grad] act: Act } \
+                      impl Layer { #[here] fn f(&self) {} }";
+        assert_eq!(constant_here(method, "Self", &["act"]), Some(NoFloat::Data));
+        // An imported struct (or enum) is not shown.
+        let imported = "use model::Layer; mod model { pub enum Act { A } \
+                        pub struct Layer { pub act: Act } } #[here] fn f() {}";
+        assert_eq!(constant_here(imported, "Layer", &["act"]), None);
+    }
+
     /// [`integer_parameters_at`] of `callee` at the first `#[here]` of `source`.
     fn integers_here(source: &str, callee: &str) -> Option<Vec<bool>> {
         let (blocks, offset) = here(source);
         integer_parameters_at(&blocks, offset, callee)
+    }
+
+    #[test]
+    fn parameters_of_an_enum_the_file_declares_hold_no_float() {
+        let source = "enum Act { A, B } struct Layer { w: f64 } \
+                      fn leak(act: Act, by_ref: &Act, x: f64, l: &Layer, other: Other) -> f64 { x } \
+                      #[here] fn g() {}";
+        assert_eq!(
+            integers_here(source, "leak"),
+            Some(vec![true, true, false, false, false])
+        );
     }
 
     #[test]

@@ -32,6 +32,10 @@ pub(crate) enum Constant {
     Integers,
     /// Only `.len()` or `.is_empty()` is read of it.
     Measured,
+    /// A scalar field (or one passed on whole) whose declared type, which the source file shows, holds no
+    /// float (`#[no_grad] act: Act`, an enum; `#[no_grad] n: usize`): a constant however the body uses it
+    /// (`context::declared_constant_field`).
+    Declared(crate::context::NoFloat),
 }
 
 /// The array fields among `arrays` (the inputs' names, `__p_idx`) that `block` (the rewritten body) reads

@@ -253,6 +253,10 @@ pub(crate) fn float_fields(s: &StructFunction) -> Vec<bool> {
             if f.array {
                 return f.constant.is_none();
             }
+            // An integer, a flag or data (an enum) that the declaration shows: a constant.
+            if f.constant.is_some() {
+                return false;
+            }
             let index = s.flat.inner.params.iter().position(|p| p.ident == *f.ident);
             index
                 .and_then(|i| s.lowered.params.get(i))
@@ -277,7 +281,8 @@ pub(crate) fn cast_only_fields(s: &StructFunction) -> Vec<bool> {
     s.flat
         .field_inputs()
         .map(|f| {
-            if f.array {
+            // (A constant the declaration shows is of its declared type: no float to read it as.)
+            if f.array || f.constant.is_some() {
                 return false;
             }
             let index = s.flat.inner.params.iter().position(|p| p.ident == *f.ident);

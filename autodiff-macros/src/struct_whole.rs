@@ -1069,6 +1069,10 @@ fn whole_function(
                         quote!(let #ident = #integers(#field);)
                     }
                     crate::structs::Constant::Measured => quote!(let #ident = #field;),
+                    // An integer, a flag or data (an enum) that the declaration shows: its value.
+                    crate::structs::Constant::Declared(_) => quote!(
+                        let #ident = ::autodiff::__private::field_value::<#owner_ty, #key>(#owner);
+                    ),
                 });
             } else if f.array {
                 // In the field's shape (`&[f64; N]` for a `[f64; N]` field), which a callee of `&[f64; N]`

@@ -23,6 +23,7 @@
 //!                                                  Mlp::__autodiff_add_to_w(&mut g, g_w); ..; (value, (g, g_x))
 //! ```
 
+use crate::context::NoFloat;
 use crate::hash::FastSet;
 pub(crate) use crate::integer_fields::Constant;
 use crate::ir::Kind;
@@ -180,6 +181,16 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
             field.constant = Some(constant);
         }
     }
+    for field in &mut fields {
+        if let Some(constant) = declared_constant(sig, field) {
+            field.constant = Some(constant);
+            // Passed on by reference (`g(&p.act)`), a constant is a reference to its value, bound as a
+            // scalar's is: no struct passed on whole.
+            if let Constant::Declared(_) = constant {
+                field.shape = Shape::Scalar;
+            }
+        }
+    }
     CloneToVec(&arrays).visit_block_mut(&mut block);
     copy_written_fields(&mut block, sig, &fields);
     let mut params = Vec::new();
@@ -190,17 +201,28 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
         }
         params.push(declared);
         for input in fields.iter().filter(|f| f.parent == i) {
-            let (kind, array) = match input.shape {
-                Shape::Array => (
-                    Kind::Array,
-                    Some(ArrayShape {
-                        fixed: false,
-                        owned: false,
-                        matrix: input.matrix,
-                    }),
-                ),
-                Shape::Whole => (Kind::Struct(syn::Type::Infer(syn::parse_quote!(_))), None),
-                Shape::Scalar => (Kind::Unknown, None),
+            let (kind, array) = match (input.shape, input.constant) {
+                // A constant the declaration shows (an integer, a flag, an enum): no float.
+                (_, Some(Constant::Declared(held))) => {
+                    let kind = match held {
+                        NoFloat::Integer => Kind::Int,
+                        NoFloat::Flag => Kind::Bool,
+                        NoFloat::Data | NoFloat::Integers => Kind::Unknown,
+                    };
+                    (kind, None)
+                }
+                (shape, _) => match shape {
+                    Shape::Array => (
+                        Kind::Array,
+                        Some(ArrayShape {
+                            fixed: false,
+                            owned: false,
+                            matrix: input.matrix,
+                        }),
+                    ),
+                    Shape::Whole => (Kind::Struct(syn::Type::Infer(syn::parse_quote!(_))), None),
+                    Shape::Scalar => (Kind::Unknown, None),
+                },
             };
             params.push(Param {
                 ident: input.ident.clone(),
@@ -209,7 +231,7 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
                 active: p.active && input.constant.is_none(),
                 grad_ty: syn::Type::Infer(syn::parse_quote!(_)),
                 array,
-                differentiable: true,
+                differentiable: !matches!(input.constant, Some(Constant::Declared(_))),
                 by_ref: false,
                 field: true,
                 output: false,
@@ -229,6 +251,32 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
         whole,
         lift: None,
     })
+}
+
+// Input:  `p.act` of `fn f(p: &Layer, ..)`, in a file declaring `struct Layer { .., #[no_grad] act: Act }`
+//         and `enum Act { Tanh, Relu }`
+// Output: Some(Constant::Declared(NoFloat::Data))
+/// The constant that the field input `field` of a struct of `sig` is where the source file declares the
+/// struct and the field's type holds no float (`context::declared_constant_field`): an integer, a flag or
+/// data, whatever the body does with it; an array of integers or flags (`Constant::Integers`). `None`
+/// where the file does not show it: the syntax decides then (`integer_fields.rs`, `activity.rs`).
+fn declared_constant(sig: &Signature, field: &FieldInput) -> Option<Constant> {
+    let Kind::Struct(ty) = &sig.params[field.parent].kind else {
+        return None;
+    };
+    let syn::Type::Path(tp) = ty else {
+        return None;
+    };
+    let name = crate::naming::unraw(&tp.path.segments.last()?.ident);
+    let path: Vec<String> = field.path.iter().map(crate::naming::unraw).collect();
+    let held = crate::context::declared_constant_field(&name, &path)?;
+    match (field.shape, held) {
+        (Shape::Array, NoFloat::Integers) if !field.matrix => Some(Constant::Integers),
+        (Shape::Scalar | Shape::Whole, NoFloat::Integer | NoFloat::Flag | NoFloat::Data) => {
+            Some(Constant::Declared(held))
+        }
+        _ => None,
+    }
 }
 
 // Input:  fn f(mut n: Net, x: f64) -> f64 { n.gain[0] *= x; n.b = x; .. }
@@ -1067,6 +1115,17 @@ impl Flattened {
                 }
                 (Shape::Array, _) if input.constant.is_some() => {
                     quote!(let #ident = &#parent #(.#path)*;)
+                }
+                // A constant the declaration shows, never lifted: an integer or a flag copied, data
+                // (an enum, a `String`) cloned, as the body may match on it, compare it or pass it on by
+                // value (a `Copy` enum's clone is its copy).
+                (Shape::Scalar, _) if matches!(input.constant, Some(Constant::Declared(_))) => {
+                    match input.constant {
+                        Some(Constant::Declared(NoFloat::Data)) => quote!(
+                            let #ident = ::core::clone::Clone::clone(&#parent #(.#path)*);
+                        ),
+                        _ => quote!(let #ident = #parent #(.#path)*;),
+                    }
                 }
                 (Shape::Array, Some(lifted)) => {
                     let owned = format_ident!("{}_lifted", ident, span = Span::mixed_site());
