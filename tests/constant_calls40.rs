@@ -369,3 +369,75 @@ fn an_integer_field_passed_to_a_plain_helper_at_order_2() {
         assert!((vt - m.a * x * l).abs() < 1e-12 && (gt.1 - m.a * l).abs() < 1e-12);
     }
 }
+
+/// Plain helpers of an inline module, called by a path.
+mod counting {
+    /// ln(k!) again, in a module of its own.
+    pub fn log_factorial(k: u32) -> f64 {
+        (1..=k).map(|i| f64::from(i).ln()).sum()
+    }
+
+    pub mod inner {
+        /// k + 1, as a float.
+        pub fn successor(k: u32) -> f64 {
+            f64::from(k) + 1.0
+        }
+
+        /// The helper of the module around, by `super::`.
+        pub fn log_factorial_of(k: u32) -> f64 {
+            super::log_factorial(k)
+        }
+    }
+}
+
+#[differentiable]
+fn poisson_term_by_path(m: &Counted, x: f64) -> f64 {
+    m.a * x * counting::log_factorial(m.k) + self::counting::inner::successor(m.k) * x
+}
+
+/// As `poisson_outer`, with the helpers called by paths (`counting::log_factorial(m.k)`): the hidden
+/// function over the struct's values reads `m.k` with a kind the analysis does not know, and
+/// `context::sibling_integer_parameters` followed only bare names and `Type::f`, so the copy called the
+/// helper unlifted (rustc's "expected `__S`, found `f64`"). It now follows a path through the file's inline
+/// modules (`context::module_of_path`).
+#[differentiable(order = 2)]
+fn poisson_outer_by_path(m: &Counted, x: f64) -> f64 {
+    poisson_term_by_path(m, x) * x + counting::inner::log_factorial_of(m.k)
+}
+
+#[test]
+fn an_integer_field_passed_to_a_plain_helper_by_a_path_at_order_2() {
+    let mut inputs = Inputs(41_001);
+    for k in 0..6 {
+        let m = Counted {
+            a: inputs.next(),
+            k,
+        };
+        let x = inputs.next();
+        let l = log_factorial(k);
+        let s = f64::from(k) + 1.0;
+        // f = (a l x + s x) x + l = a l x^2 + s x^2 + l: df/da = l x^2, df/dx = 2 (a l + s) x.
+        let value = m.a * l * x * x + s * x * x + l;
+        assert!((poisson_outer_by_path(&m, x) - value).abs() < 1e-12);
+        let (v, (gm, gx), h) = poisson_outer_by_path_hessian(&m, x);
+        assert!((v - value).abs() < 1e-12);
+        assert!((gm.a - l * x * x).abs() < 1e-12);
+        assert!((gx - 2.0 * (m.a * l + s) * x).abs() < 1e-12);
+        let expected = [[0.0, 2.0 * l * x], [2.0 * l * x, 2.0 * (m.a * l + s)]];
+        for i in 0..2 {
+            for j in 0..2 {
+                assert!(
+                    (h[i][j] - expected[i][j]).abs() < 1e-10,
+                    "h[{i}][{j}] at k = {k}"
+                );
+            }
+        }
+        // The first-order gradient against central differences of the function as written.
+        let (_, (gm1, gx1)) = poisson_term_by_path_grad(&m, x);
+        let fa = |a: f64| poisson_term_by_path(&Counted { a, k }, x);
+        let fx = |x: f64| poisson_term_by_path(&m, x);
+        assert!((gm1.a - central_difference(fa, m.a)).abs() < 1e-7);
+        assert!((gx1 - central_difference(fx, x)).abs() < 1e-7);
+        assert_eq!(gm1.k, k);
+    }
+}

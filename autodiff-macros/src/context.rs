@@ -605,10 +605,44 @@ pub(crate) fn sibling_integer_parameters(callee: &syn::Path) -> Option<Vec<bool>
             let ty = impl_type_at(blocks, offset)?;
             integer_parameters_at(blocks, offset, &format!("{ty}::{name}"))
         }
-        [ty, name] => integer_parameters_at(blocks, offset, &format!("{ty}::{name}")),
+        [ty, name] if ty.starts_with(|c: char| c.is_ascii_uppercase()) => {
+            integer_parameters_at(blocks, offset, &format!("{ty}::{name}"))
+        }
+        // `util::log_factorial(k)`, `super::helpers::f(k)`: a function of an inline module of the file.
+        [modules @ .., name] => {
+            let module = module_of_path(module_at(blocks, offset), modules)?;
+            let functions = blocks
+                .functions
+                .get_or_init(|| module_functions(&blocks.text));
+            match functions.get(&(module, name.clone()))?.as_slice() {
+                [one] => Some(one.integers.clone()),
+                _ => None,
+            }
+        }
         _ => None,
     })
     .flatten()
+}
+
+// Input:  the caller's module `["model"]` and the path's modules `["super", "util"]`
+// Output: `["util"]`
+/// The inline module that the modules of a call's path (`util::f`, `super::util::f`, `self::f`) name from
+/// the module `from`; `None` where the path may leave the file (`crate::`: the file may not be the crate's
+/// root, `super::` out of its top) or names a type.
+fn module_of_path(mut from: Vec<String>, modules: &[String]) -> Option<Vec<String>> {
+    for (i, segment) in modules.iter().enumerate() {
+        match segment.as_str() {
+            "self" if i == 0 => {}
+            "super" => {
+                from.pop()?;
+            }
+            name if name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_') => {
+                from.push(name.to_owned())
+            }
+            _ => return None,
+        }
+    }
+    Some(from)
 }
 
 /// The name of the type of the innermost `impl` block around `offset` (`Pendulum` of `impl<T> Pendulum<T>`).

@@ -1792,10 +1792,15 @@ fn integer_arguments_only(
     activity: &Activity,
 ) -> bool {
     let names = naming::path_names(&callee.path);
-    // Only a function called by a bare name: not one the macro writes itself (a run-time helper,
-    // `__private::..`, a hidden function `__f_..`), nor a method of a primitive type by its path
-    // (`usize::min(out.len(), x.len())`, which the lowering writes for a `zip`).
-    let helper = names.len() != 1 || names.iter().any(|n| n.starts_with("__"));
+    // Only a function of the user's, by a bare name or a path (`util::log_factorial(k)`): not one the
+    // macro writes itself (a run-time helper, `__private::..`, a hidden function `__f_..`), nor one of a
+    // primitive type or the standard library (`usize::min(out.len(), x.len())`, which the lowering writes
+    // for a `zip`, `std::cmp::max(i, j)`: their results are integers).
+    let helper = names.iter().any(|n| n.starts_with("__"))
+        || names.first().is_some_and(|first| {
+            crate::in_closure::PRIMITIVES.contains(&first.as_str())
+                || ["std", "core", "alloc", "autodiff"].contains(&first.as_str())
+        });
     // An argument of a kind the analysis does not know (`lf(m.k)` of a struct's `#[no_grad] k: u32`, read
     // through the struct's values view) counts where the callee, declared in the module, takes an integer
     // there (`context::sibling_integer_parameters`).
