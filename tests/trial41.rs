@@ -712,6 +712,7 @@ mod robust {
             .collect();
         assert!(pts.len() >= 10);
         for p in &pts {
+            assert_close(objective(&p[..3], p[3], &xs, &ys, delta, lambda), reference(p), 1e-14, "huber objective");
             let (_, _, h) = objective_hessian(&p[..3], p[3], &xs, &ys, delta, lambda);
             // H = (1/n) sum over inliers of [x, 1][x, 1]^T + 2 lambda on w.
             let mut e = vec![vec![0.0; 4]; 4];
@@ -860,6 +861,7 @@ mod portfolio {
         let pts = points(4142, 4, 12, -1.5, 1.5);
         for p in &pts {
             let l = arr::<4>(p);
+            assert_close(utility(l, &MU, &c, 3.0), reference(p), 1e-14, "utility");
             let j = weights_jacobian(&l);
             check_jacobian("weights", p, &j, |q| weights(&arr::<4>(q)).to_vec());
             let (_, g) = utility_grad(l, &MU, &c, 3.0);
@@ -1034,6 +1036,7 @@ mod orbit {
     fn drift_loss_at_order_2() {
         let pts = states(4152);
         for p in &pts {
+            assert_close(drift_loss(arr(p), p[4], 0.05, 20), reference_loss(p, p[4], 0.05, 20), 1e-10, "drift_loss");
             let (_, g) = drift_loss_grad(arr(p), p[4], 0.05, 20);
             let (mut bs, mut bm) = ([f64::NAN; 4], f64::NAN);
             drift_loss_grad_into(arr(p), p[4], 0.05, 20, (&mut bs, &mut bm));
@@ -1186,6 +1189,7 @@ mod quaternion {
             })
             .collect();
         for p in &pts {
+            assert_close(alignment(arr(p), &SRC, &d), reference(p), 1e-13, "alignment vs the matrix");
             let (_, g) = alignment_grad(arr(p), &SRC, &d);
             // Scaling q changes nothing: the gradient is orthogonal to q.
             assert_close(dot(&g, p), 0.0, 1e-12, "alignment scale invariance");
@@ -1473,6 +1477,7 @@ mod pk {
             .map(|p| vec![p[0], -2.3 + p[1], 3.3 + p[2]])
             .collect();
         for p in &pts {
+            assert_close(fit(p, &TIMES, &OBS, 100.0), reference_fit(p), 1e-12, "pk fit");
             let (_, g) = fit_grad(p, &TIMES, &OBS, 100.0);
             let mut b = vec![f64::NAN; 3];
             fit_grad_into(p, &TIMES, &OBS, 100.0, &mut b);
@@ -1548,6 +1553,7 @@ mod svm {
             let (v, (gw, gb)) = objective_grad(w, b, &xs, &labels, lambda);
             let value = margins.iter().map(|m| (1.0 - m).max(0.0)).sum::<f64>() / 10.0 + 0.5 * lambda * dot(w, w);
             assert_close(v, value, 1e-14, "svm value");
+            assert_eq!(v, objective(w, b, &xs, &labels, lambda));
             let mut ew: Vec<f64> = w.iter().map(|wi| lambda * wi).collect();
             let mut eb = 0.0;
             for ((x, &y), m) in xs.iter().zip(&labels).zip(&margins) {
@@ -1701,6 +1707,7 @@ mod gauss_newton {
             .map(|p| vec![truth[0] + p[0], truth[1] + p[1], truth[2] + p[2]])
             .collect();
         for p in &pts {
+            assert_close(sse(p, &TS, &noisy), reference(p), 1e-13, "sse");
             let (_, g) = sse_grad(p, &TS, &noisy);
             let mut b = vec![f64::NAN; 3];
             sse_grad_into(p, &TS, &noisy, &mut b);
@@ -1893,6 +1900,7 @@ mod smd {
             };
             let (v, g) = tuning::stiffness_sweep_grad(&o, &tg, scale);
             assert_close(v, f(scale), 1e-13, "sweep value");
+            assert_eq!(v, tuning::stiffness_sweep(&o, &tg, scale));
             // The chain rule through the struct: d/ds = k * dL/dk.
             let mut scaled = o.clone();
             scaled.k *= scale;
@@ -1998,6 +2006,7 @@ mod policy {
             let th = rows(p);
             let (v, g) = surrogate_grad(&th, &states, &actions, &rewards);
             assert_close(v, fixed(p, p), 1e-13, "surrogate value");
+            assert_eq!(v, surrogate(&th, &states, &actions, &rewards));
             let g = common::contract::flatten(&g);
             common::assert_fd_gradient(|q| fixed(q, p), p, &g, "surrogate vs the fixed-baseline differences");
             // By hand: (r - b) (onehot(a) - pi) ⊗ s.
@@ -2090,6 +2099,7 @@ mod policy {
             let th = rows(&p);
             let (v, g) = clipped_grad(&th, &states, &actions, &advantages, &old, 0.2);
             assert_close(v, plain(&p), 1e-13, "clipped value");
+            assert_eq!(v, clipped(&th, &states, &actions, &advantages, &old, 0.2));
             let g = common::contract::flatten(&g);
             common::assert_fd_gradient(plain, &p, &g, "clipped vs differences");
             let mut buf = vec![vec![0.0; 2]; 3];
@@ -2332,6 +2342,7 @@ mod deblur {
             let cj: Vec<f64> = cx.iter().chain(ck.iter()).copied().collect();
             check_dual("blur", &c, &jt, &cj, &t);
 
+            assert_close(objective(p, &observed, K, lambda), reference(p), 1e-14, "deblur objective");
             let (_, _, h) = objective_hessian(p, &observed, K, lambda);
             for r in 0..8 {
                 for s in 0..8 {
