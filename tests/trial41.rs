@@ -168,14 +168,24 @@ mod sir {
                 -s * i * c[0] + s * i * c[1],
                 -i * c[1] + i * c[2],
             ];
-            assert_all_close(&[cj.0, cj.1, cj.2, cj.3], &by_hand, 1e-12, "rhs_vjp by hand");
+            assert_all_close(
+                &[cj.0, cj.1, cj.2, cj.3],
+                &by_hand,
+                1e-12,
+                "rhs_vjp by hand",
+            );
         }
     }
 
     #[test]
     fn simulate_jacobian_and_duality() {
         for p in points(4102, 4, 10, 0.0, 1.0) {
-            let (beta, gamma, i0, dt) = (1.0 + p[0], 0.2 + 0.3 * p[1], 0.01 + 0.05 * p[2], 0.2 + 0.3 * p[3]);
+            let (beta, gamma, i0, dt) = (
+                1.0 + p[0],
+                0.2 + 0.3 * p[1],
+                0.01 + 0.05 * p[2],
+                0.2 + 0.3 * p[3],
+            );
             let x = [beta, gamma, i0, dt];
             let mut out = vec![f64::NAN; 8];
             simulate(beta, gamma, i0, dt, &mut out);
@@ -191,7 +201,15 @@ mod sir {
             assert_eq!(o1, out, "simulate_vjp writes the outputs");
             let mut o2 = vec![0.0; 8];
             let mut jt = vec![f64::NAN; 8];
-            simulate_jvp(beta, gamma, i0, dt, &mut o2, (t[0], t[1], t[2], t[3]), &mut jt);
+            simulate_jvp(
+                beta,
+                gamma,
+                i0,
+                dt,
+                &mut o2,
+                (t[0], t[1], t[2], t[3]),
+                &mut jt,
+            );
             assert_eq!(o2, out, "simulate_jvp writes the outputs");
             check_dual("simulate", &c, &jt, &[cj.0, cj.1, cj.2, cj.3], &t);
         }
@@ -368,13 +386,25 @@ mod conv_norm {
                     assert_eq!(j[i][10 + c], X[i + c], "d out[{i}] / d kernel[{c}]");
                 }
                 assert_eq!(j[i][13], 1.0);
-                assert_close(out[i], p[3] + k[0] * X[i] + k[1] * X[i + 1] + k[2] * X[i + 2], 1e-15, "conv");
+                assert_close(
+                    out[i],
+                    p[3] + k[0] * X[i] + k[1] * X[i + 1] + k[2] * X[i + 2],
+                    1e-15,
+                    "conv",
+                );
             }
             let c = wave(8, 0.2);
             let t = wave(14, 0.9);
             let (cx, ck, cb) = conv1d_vjp(&X, &k, p[3], &mut vec![0.0; 8], &c);
             let mut jt = vec![0.0; 8];
-            conv1d_jvp(&X, &k, p[3], &mut vec![0.0; 8], (t[..10].to_vec(), arr(&t[10..]), t[13]), &mut jt);
+            conv1d_jvp(
+                &X,
+                &k,
+                p[3],
+                &mut vec![0.0; 8],
+                (t[..10].to_vec(), arr(&t[10..]), t[13]),
+                &mut jt,
+            );
             let cj: Vec<f64> = cx.iter().chain(ck.iter()).copied().chain([cb]).collect();
             check_dual("conv1d", &c, &jt, &cj, &t);
         }
@@ -408,7 +438,11 @@ mod conv_norm {
                 let (_, g) = loss_grad(k, p[3], p[4], &X, &TARGET, kind);
                 let (mut a, mut b, mut c) = ([f64::NAN; 3], f64::NAN, f64::NAN);
                 loss_grad_into(k, p[3], p[4], &X, &TARGET, kind, (&mut a, &mut b, &mut c));
-                same_bits(&[a[0], a[1], a[2], b, c], &[g.0[0], g.0[1], g.0[2], g.1, g.2], "conv loss");
+                same_bits(
+                    &[a[0], a[1], a[2], b, c],
+                    &[g.0[0], g.0[1], g.0[2], g.1, g.2],
+                    "conv loss",
+                );
             }
             let flat = |g: ([f64; 3], f64, f64)| vec![g.0[0], g.0[1], g.0[2], g.1, g.2];
             audit(
@@ -423,14 +457,33 @@ mod conv_norm {
                         let (v, g) = loss_vjp(arr(x), x[3], x[4], &X, &TARGET, kind, d);
                         (v, flat(g))
                     },
-                    jvp: &|x, t| loss_jvp(arr::<3>(x), x[3], x[4], &X, &TARGET, kind, (arr(t), t[3], t[4])),
+                    jvp: &|x, t| {
+                        loss_jvp(
+                            arr::<3>(x),
+                            x[3],
+                            x[4],
+                            &X,
+                            &TARGET,
+                            kind,
+                            (arr(t), t[3], t[4]),
+                        )
+                    },
                     grad_into: &|x| {
                         let (mut a, mut b, mut c) = ([0.0; 3], 0.0, 0.0);
-                        let v = loss_grad_into(arr(x), x[3], x[4], &X, &TARGET, kind, (&mut a, &mut b, &mut c));
+                        let v = loss_grad_into(
+                            arr(x),
+                            x[3],
+                            x[4],
+                            &X,
+                            &TARGET,
+                            kind,
+                            (&mut a, &mut b, &mut c),
+                        );
                         (v, flat((a, b, c)))
                     },
                     hvp: Some(&|x, v| {
-                        let (f, g, hv) = loss_hvp(arr(x), x[3], x[4], &X, &TARGET, kind, (arr(v), v[3], v[4]));
+                        let (f, g, hv) =
+                            loss_hvp(arr(x), x[3], x[4], &X, &TARGET, kind, (arr(v), v[3], v[4]));
                         (f, flat(g), flat(hv))
                     }),
                     hessian: Some(&|x| {
@@ -511,8 +564,16 @@ mod attention {
         0.5 * l
     }
 
-    fn reference(wq: &[f64], x: &[f64; 4], keys: &[[f64; 4]; 3], values: &[[f64; 4]; 3], target: &[f64; 4]) -> f64 {
-        let q: Vec<f64> = (0..4).map(|i| (0..4).map(|j| wq[4 * i + j] * x[j]).sum()).collect();
+    fn reference(
+        wq: &[f64],
+        x: &[f64; 4],
+        keys: &[[f64; 4]; 3],
+        values: &[[f64; 4]; 3],
+        target: &[f64; 4],
+    ) -> f64 {
+        let q: Vec<f64> = (0..4)
+            .map(|i| (0..4).map(|j| wq[4 * i + j] * x[j]).sum())
+            .collect();
         let s: Vec<f64> = keys.iter().map(|k| 0.5 * dot(&q, k)).collect();
         let z: f64 = s.iter().map(|v| v.exp()).sum();
         let p: Vec<f64> = s.iter().map(|v| v.exp() / z).collect();
@@ -524,8 +585,16 @@ mod attention {
             .sum()
     }
 
-    const KEYS: [[f64; 4]; 3] = [[0.5, -0.2, 0.9, 0.1], [-0.7, 0.4, 0.3, 0.8], [0.2, 0.6, -0.5, -0.4]];
-    const VALUES: [[f64; 4]; 3] = [[1.0, 0.0, 0.5, -0.5], [0.0, 1.0, -0.3, 0.2], [0.4, -0.6, 1.0, 0.7]];
+    const KEYS: [[f64; 4]; 3] = [
+        [0.5, -0.2, 0.9, 0.1],
+        [-0.7, 0.4, 0.3, 0.8],
+        [0.2, 0.6, -0.5, -0.4],
+    ];
+    const VALUES: [[f64; 4]; 3] = [
+        [1.0, 0.0, 0.5, -0.5],
+        [0.0, 1.0, -0.3, 0.2],
+        [0.4, -0.6, 1.0, 0.7],
+    ];
     const X: [f64; 4] = [0.9, -0.4, 0.3, 0.7];
     const TARGET: [f64; 4] = [0.3, 0.2, 0.4, 0.1];
 
@@ -651,7 +720,14 @@ mod robust {
     }
 
     #[differentiable(wrt(w, b), order = 2)]
-    pub fn objective(w: &[f64], b: f64, xs: &[Vec<f64>], ys: &[f64], delta: f64, lambda: f64) -> f64 {
+    pub fn objective(
+        w: &[f64],
+        b: f64,
+        xs: &[Vec<f64>],
+        ys: &[f64],
+        delta: f64,
+        lambda: f64,
+    ) -> f64 {
         let mut total = 0.0;
         for (x, &y) in xs.iter().zip(ys) {
             total += huber(predict(w, b, x) - y, delta);
@@ -693,7 +769,11 @@ mod robust {
                 .zip(&ys)
                 .map(|(x, y)| {
                     let r = p[0] * x[0] + p[1] * x[1] + p[2] * x[2] + p[3] - y;
-                    if r.abs() <= delta { 0.5 * r * r } else { delta * (r.abs() - 0.5 * delta) }
+                    if r.abs() <= delta {
+                        0.5 * r * r
+                    } else {
+                        delta * (r.abs() - 0.5 * delta)
+                    }
                 })
                 .sum::<f64>()
                 / 12.0
@@ -712,7 +792,12 @@ mod robust {
             .collect();
         assert!(pts.len() >= 10);
         for p in &pts {
-            assert_close(objective(&p[..3], p[3], &xs, &ys, delta, lambda), reference(p), 1e-14, "huber objective");
+            assert_close(
+                objective(&p[..3], p[3], &xs, &ys, delta, lambda),
+                reference(p),
+                1e-14,
+                "huber objective",
+            );
             let (_, _, h) = objective_hessian(&p[..3], p[3], &xs, &ys, delta, lambda);
             // H = (1/n) sum over inliers of [x, 1][x, 1]^T + 2 lambda on w.
             let mut e = vec![vec![0.0; 4]; 4];
@@ -736,7 +821,11 @@ mod robust {
             let (_, g) = objective_grad(&p[..3], p[3], &xs, &ys, delta, lambda);
             let (mut bw, mut bb) = (vec![f64::NAN; 3], f64::NAN);
             objective_grad_into(&p[..3], p[3], &xs, &ys, delta, lambda, (&mut bw, &mut bb));
-            same_bits(&[bw[0], bw[1], bw[2], bb], &[g.0[0], g.0[1], g.0[2], g.1], "huber objective");
+            same_bits(
+                &[bw[0], bw[1], bw[2], bb],
+                &[g.0[0], g.0[1], g.0[2], g.1],
+                "huber objective",
+            );
         }
         let flat = |g: (Vec<f64>, f64)| vec![g.0[0], g.0[1], g.0[2], g.1];
         audit(
@@ -751,14 +840,40 @@ mod robust {
                     let (v, g) = objective_vjp(&x[..3], x[3], &xs, &ys, delta, lambda, d);
                     (v, flat(g))
                 },
-                jvp: &|x, t| objective_jvp(&x[..3], x[3], &xs, &ys, delta, lambda, (t[..3].to_vec(), t[3])),
+                jvp: &|x, t| {
+                    objective_jvp(
+                        &x[..3],
+                        x[3],
+                        &xs,
+                        &ys,
+                        delta,
+                        lambda,
+                        (t[..3].to_vec(), t[3]),
+                    )
+                },
                 grad_into: &|x| {
                     let (mut bw, mut bb) = (vec![0.0; 3], 0.0);
-                    let v = objective_grad_into(&x[..3], x[3], &xs, &ys, delta, lambda, (&mut bw, &mut bb));
+                    let v = objective_grad_into(
+                        &x[..3],
+                        x[3],
+                        &xs,
+                        &ys,
+                        delta,
+                        lambda,
+                        (&mut bw, &mut bb),
+                    );
                     (v, flat((bw, bb)))
                 },
                 hvp: Some(&|x, v| {
-                    let (f, g, hv) = objective_hvp(&x[..3], x[3], &xs, &ys, delta, lambda, (v[..3].to_vec(), v[3]));
+                    let (f, g, hv) = objective_hvp(
+                        &x[..3],
+                        x[3],
+                        &xs,
+                        &ys,
+                        delta,
+                        lambda,
+                        (v[..3].to_vec(), v[3]),
+                    );
                     (f, flat(g), flat(hv))
                 }),
                 hessian: Some(&|x| {
@@ -806,7 +921,12 @@ mod portfolio {
     }
 
     #[differentiable(wrt(logits), order = 2)]
-    pub fn utility<const N: usize>(logits: [f64; N], mu: &[f64; N], cov: &[Vec<f64>], risk_aversion: f64) -> f64 {
+    pub fn utility<const N: usize>(
+        logits: [f64; N],
+        mu: &[f64; N],
+        cov: &[Vec<f64>],
+        risk_aversion: f64,
+    ) -> f64 {
         let w = weights(&logits);
         let ret: f64 = w.iter().zip(mu).map(|(a, b)| a * b).sum();
         ret - 0.5 * risk_aversion * variance(&w, cov)
@@ -870,10 +990,20 @@ mod portfolio {
             assert_eq!(v, utility(l, &MU, &c, 3.0));
             same_bits(&b, &g, "utility");
             // Shifting every logit changes nothing: the gradient sums to zero, so do the Hessian's rows.
-            assert_close(g.iter().sum::<f64>(), 0.0, 1e-14, "utility shift invariance");
+            assert_close(
+                g.iter().sum::<f64>(),
+                0.0,
+                1e-14,
+                "utility shift invariance",
+            );
             let (_, _, h) = utility_hessian(l, &MU, &c, 3.0);
             for row in &h {
-                assert_close(row.iter().sum::<f64>(), 0.0, 1e-12, "Hessian shift invariance");
+                assert_close(
+                    row.iter().sum::<f64>(),
+                    0.0,
+                    1e-12,
+                    "Hessian shift invariance",
+                );
             }
         }
         audit(
@@ -979,7 +1109,8 @@ mod orbit {
 
     fn reference_loss(s: &[f64], mu: f64, dt: f64, steps: usize) -> f64 {
         let e = reference_step(s, mu, dt, steps);
-        let en = |q: &[f64]| 0.5 * (q[2] * q[2] + q[3] * q[3]) - mu / (q[0] * q[0] + q[1] * q[1]).sqrt();
+        let en =
+            |q: &[f64]| 0.5 * (q[2] * q[2] + q[3] * q[3]) - mu / (q[0] * q[0] + q[1] * q[1]).sqrt();
         let drift = en(&e) - en(s);
         let mut swept = e[1].atan2(e[0]) - s[1].atan2(s[0]);
         if swept < 0.0 {
@@ -1013,8 +1144,18 @@ mod orbit {
             let p = [s[0], s[1]];
             let (_, (gp, gmu)) = accel_vjp(p, s[4], [1.0, 0.0]);
             let r = p[0].hypot(p[1]);
-            assert_close(gp[0], -s[4] * (1.0 / r.powi(3) - 3.0 * p[0] * p[0] / r.powi(5)), 1e-12, "d ax / d x");
-            assert_close(gp[1], 3.0 * s[4] * p[0] * p[1] / r.powi(5), 1e-12, "d ax / d y");
+            assert_close(
+                gp[0],
+                -s[4] * (1.0 / r.powi(3) - 3.0 * p[0] * p[0] / r.powi(5)),
+                1e-12,
+                "d ax / d x",
+            );
+            assert_close(
+                gp[1],
+                3.0 * s[4] * p[0] * p[1] / r.powi(5),
+                1e-12,
+                "d ax / d y",
+            );
             assert_close(gmu, -p[0] / r.powi(3), 1e-12, "d ax / d mu");
             let st = arr::<4>(&s);
             let end = leapfrog(st, s[4], 0.05, 20);
@@ -1036,11 +1177,20 @@ mod orbit {
     fn drift_loss_at_order_2() {
         let pts = states(4152);
         for p in &pts {
-            assert_close(drift_loss(arr(p), p[4], 0.05, 20), reference_loss(p, p[4], 0.05, 20), 1e-10, "drift_loss");
+            assert_close(
+                drift_loss(arr(p), p[4], 0.05, 20),
+                reference_loss(p, p[4], 0.05, 20),
+                1e-10,
+                "drift_loss",
+            );
             let (_, g) = drift_loss_grad(arr(p), p[4], 0.05, 20);
             let (mut bs, mut bm) = ([f64::NAN; 4], f64::NAN);
             drift_loss_grad_into(arr(p), p[4], 0.05, 20, (&mut bs, &mut bm));
-            same_bits(&[bs[0], bs[1], bs[2], bs[3], bm], &[g.0[0], g.0[1], g.0[2], g.0[3], g.1], "drift_loss");
+            same_bits(
+                &[bs[0], bs[1], bs[2], bs[3], bm],
+                &[g.0[0], g.0[1], g.0[2], g.0[3], g.1],
+                "drift_loss",
+            );
         }
         let flat = |g: ([f64; 4], f64)| vec![g.0[0], g.0[1], g.0[2], g.0[3], g.1];
         audit(
@@ -1086,7 +1236,12 @@ mod quaternion {
 
     #[differentiable]
     pub fn normalize(q: [f64; 4]) -> [f64; 4] {
-        let n = q.iter().map(|c| c * c).sum::<f64>().sqrt().max(f64::EPSILON);
+        let n = q
+            .iter()
+            .map(|c| c * c)
+            .sum::<f64>()
+            .sqrt()
+            .max(f64::EPSILON);
         [q[0] / n, q[1] / n, q[2] / n, q[3] / n]
     }
 
@@ -1111,9 +1266,10 @@ mod quaternion {
     #[differentiable(wrt(q), order = 2)]
     pub fn alignment(q: [f64; 4], src: &[[f64; 3]; 3], dst: &[[f64; 3]; 3]) -> f64 {
         let mut total = 0.0;
-        for k in 0..src.len() {
-            let r = rotate(q, [src[k][0], src[k][1], src[k][2]]);
-            let d = dst[k];
+        // A row of the constant `src` passed by value (`*s`): before, the generated code read its
+        // bounds from row offsets it had not made (rustc's E0425, `src_rows` not found).
+        for (s, d) in src.iter().zip(dst.iter()) {
+            let r = rotate(q, *s);
             total += (r[0] - d[0]).powi(2) + (r[1] - d[1]).powi(2) + (r[2] - d[2]).powi(2);
         }
         total
@@ -1124,15 +1280,29 @@ mod quaternion {
         let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
         let (w, x, y, z) = (q[0] / n, q[1] / n, q[2] / n, q[3] / n);
         [
-            [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z), 2.0 * (x * z + w * y)],
-            [2.0 * (x * y + w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - w * x)],
-            [2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y)],
+            [
+                1.0 - 2.0 * (y * y + z * z),
+                2.0 * (x * y - w * z),
+                2.0 * (x * z + w * y),
+            ],
+            [
+                2.0 * (x * y + w * z),
+                1.0 - 2.0 * (x * x + z * z),
+                2.0 * (y * z - w * x),
+            ],
+            [
+                2.0 * (x * z - w * y),
+                2.0 * (y * z + w * x),
+                1.0 - 2.0 * (x * x + y * y),
+            ],
         ]
     }
 
     fn by_matrix(q: &[f64], p: &[f64]) -> Vec<f64> {
         let m = matrix(q);
-        (0..3).map(|i| (0..3).map(|j| m[i][j] * p[j]).sum()).collect()
+        (0..3)
+            .map(|i| (0..3).map(|j| m[i][j] * p[j]).sum())
+            .collect()
     }
 
     const SRC: [[f64; 3]; 3] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.5], [0.3, -0.2, 1.0]];
@@ -1152,7 +1322,12 @@ mod quaternion {
         for p in points(4161, 7, 12, -1.0, 1.0) {
             let q = arr::<4>(&p);
             let pt = [p[4], p[5], p[6]];
-            assert_all_close(&rotate(q, pt), &by_matrix(&p[..4], &pt), 1e-13, "rotate vs matrix");
+            assert_all_close(
+                &rotate(q, pt),
+                &by_matrix(&p[..4], &pt),
+                1e-13,
+                "rotate vs matrix",
+            );
             let j = rotate_jacobian(q, pt);
             assert_eq!((j.len(), j[0].len()), (3, 7));
             check_jacobian("rotate", &p, &j, |z| by_matrix(&z[..4], &z[4..]));
@@ -1189,7 +1364,12 @@ mod quaternion {
             })
             .collect();
         for p in &pts {
-            assert_close(alignment(arr(p), &SRC, &d), reference(p), 1e-13, "alignment vs the matrix");
+            assert_close(
+                alignment(arr(p), &SRC, &d),
+                reference(p),
+                1e-13,
+                "alignment vs the matrix",
+            );
             let (_, g) = alignment_grad(arr(p), &SRC, &d);
             // Scaling q changes nothing: the gradient is orthogonal to q.
             assert_close(dot(&g, p), 0.0, 1e-12, "alignment scale invariance");
@@ -1259,8 +1439,12 @@ mod bezier {
     pub fn velocity(ctrl: &[[f64; 2]; 4], t: f64) -> (f64, f64) {
         let s = 1.0 - t;
         let (a, b, c) = (3.0 * s * s, 6.0 * s * t, 3.0 * t * t);
-        let dx = a * (ctrl[1][0] - ctrl[0][0]) + b * (ctrl[2][0] - ctrl[1][0]) + c * (ctrl[3][0] - ctrl[2][0]);
-        let dy = a * (ctrl[1][1] - ctrl[0][1]) + b * (ctrl[2][1] - ctrl[1][1]) + c * (ctrl[3][1] - ctrl[2][1]);
+        let dx = a * (ctrl[1][0] - ctrl[0][0])
+            + b * (ctrl[2][0] - ctrl[1][0])
+            + c * (ctrl[3][0] - ctrl[2][0]);
+        let dy = a * (ctrl[1][1] - ctrl[0][1])
+            + b * (ctrl[2][1] - ctrl[1][1])
+            + c * (ctrl[3][1] - ctrl[2][1]);
         (dx, dy)
     }
 
@@ -1281,7 +1465,9 @@ mod bezier {
             let t = 0.5 * (NODES[k] + 1.0);
             let s = 1.0 - t;
             let d = |i: usize| {
-                3.0 * s * s * (c[2 + i] - c[i]) + 6.0 * s * t * (c[4 + i] - c[2 + i]) + 3.0 * t * t * (c[6 + i] - c[4 + i])
+                3.0 * s * s * (c[2 + i] - c[i])
+                    + 6.0 * s * t * (c[4 + i] - c[2 + i])
+                    + 3.0 * t * t * (c[6 + i] - c[4 + i])
             };
             total += 0.5 * WEIGHTS[k] * (d(0) * d(0) + d(1) * d(1)).sqrt();
         }
@@ -1330,15 +1516,35 @@ mod bezier {
             assert_close(l, reference(p), 1e-13, "length vs reference");
             assert_close(l, polyline(p, 4000), 1e-3, "length vs a polyline");
             // A straight segment's length is exact.
-            let line = [[0.0, 0.0], [1.0, p[1]], [2.0, 2.0 * p[1]], [3.0, 3.0 * p[1]]];
-            assert_close(length(line), 3.0 * (1.0 + p[1] * p[1]).sqrt(), 1e-12, "segment");
+            let line = [
+                [0.0, 0.0],
+                [1.0, p[1]],
+                [2.0, 2.0 * p[1]],
+                [3.0, 3.0 * p[1]],
+            ];
+            assert_close(
+                length(line),
+                3.0 * (1.0 + p[1] * p[1]).sqrt(),
+                1e-12,
+                "segment",
+            );
             let (_, g) = length_grad(ctrl(p));
             let mut b = [[f64::NAN; 2]; 4];
             length_grad_into(ctrl(p), &mut b);
             same_bits(&flat(b), &flat(g), "length");
             // Translating the curve changes nothing: the gradient sums to zero per coordinate.
-            assert_close((0..4).map(|i| g[i][0]).sum::<f64>(), 0.0, 1e-12, "translation in x");
-            assert_close((0..4).map(|i| g[i][1]).sum::<f64>(), 0.0, 1e-12, "translation in y");
+            assert_close(
+                (0..4).map(|i| g[i][0]).sum::<f64>(),
+                0.0,
+                1e-12,
+                "translation in x",
+            );
+            assert_close(
+                (0..4).map(|i| g[i][1]).sum::<f64>(),
+                0.0,
+                1e-12,
+                "translation in y",
+            );
         }
         audit(
             &Items {
@@ -1389,7 +1595,15 @@ mod pk {
 
     /// The concentration at `t_obs` after doses at `0, tau, 2 tau, ...` before it.
     #[differentiable(wrt(ka, ke, v), order = 2)]
-    pub fn concentration(ka: f64, ke: f64, v: f64, dose: f64, tau: f64, t_obs: f64, max_doses: usize) -> f64 {
+    pub fn concentration(
+        ka: f64,
+        ke: f64,
+        v: f64,
+        dose: f64,
+        tau: f64,
+        t_obs: f64,
+        max_doses: usize,
+    ) -> f64 {
         let mut t = 0.0;
         let mut k = 0;
         let mut c = 0.0;
@@ -1433,13 +1647,26 @@ mod pk {
             let (ka, ke, v) = (0.8 + p[0], 0.05 + 0.2 * p[1], 20.0 + 20.0 * p[2]);
             let t_obs = 1.0 + 40.0 * p[3];
             let c = concentration(ka, ke, v, 100.0, 12.0, t_obs, 3);
-            assert_close(c, reference(ka, ke, v, 100.0, 12.0, t_obs, 3), 1e-13, "concentration");
+            assert_close(
+                c,
+                reference(ka, ke, v, 100.0, 12.0, t_obs, 3),
+                1e-13,
+                "concentration",
+            );
             let (value, (gka, gke, gv)) = concentration_grad(ka, ke, v, 100.0, 12.0, t_obs, 3);
             assert_eq!(value, c);
             // c is proportional to 1 / v.
             assert_close(gv, -c / v, 1e-13, "d c / d v");
-            let fd = fd_jacobian(|q| vec![reference(q[0], q[1], q[2], 100.0, 12.0, t_obs, 3)], &[ka, ke, v]);
-            assert_all_close(&[gka, gke, gv], &fd[0], 1e-7, "concentration gradient vs differences");
+            let fd = fd_jacobian(
+                |q| vec![reference(q[0], q[1], q[2], 100.0, 12.0, t_obs, 3)],
+                &[ka, ke, v],
+            );
+            assert_all_close(
+                &[gka, gke, gv],
+                &fd[0],
+                1e-7,
+                "concentration gradient vs differences",
+            );
             let (mut a, mut b, mut d) = (f64::NAN, f64::NAN, f64::NAN);
             concentration_grad_into(ka, ke, v, 100.0, 12.0, t_obs, 3, (&mut a, &mut b, &mut d));
             same_bits(&[a, b, d], &[gka, gke, gv], "concentration");
@@ -1459,7 +1686,12 @@ mod pk {
                 assert_close(c, bateman(100.0, ka, ke, v, t_obs), 1e-15, "one dose");
             }
             // The count condition: with max_doses = 1, one dose whatever t_obs.
-            assert_close(concentration(ka, ke, v, 100.0, 12.0, t_obs, 1), bateman(100.0, ka, ke, v, t_obs), 1e-15, "max");
+            assert_close(
+                concentration(ka, ke, v, 100.0, 12.0, t_obs, 1),
+                bateman(100.0, ka, ke, v, t_obs),
+                1e-15,
+                "max",
+            );
         }
     }
 
@@ -1469,7 +1701,11 @@ mod pk {
             TIMES
                 .iter()
                 .zip(&OBS)
-                .map(|(&t, &y)| (reference(th[0].exp(), th[1].exp(), th[2].exp(), 100.0, 12.0, t, 3).ln() - y.ln()).powi(2))
+                .map(|(&t, &y)| {
+                    (reference(th[0].exp(), th[1].exp(), th[2].exp(), 100.0, 12.0, t, 3).ln()
+                        - y.ln())
+                    .powi(2)
+                })
                 .sum::<f64>()
         };
         let pts: Vec<Vec<f64>> = points(4182, 3, 10, -0.3, 0.3)
@@ -1477,7 +1713,12 @@ mod pk {
             .map(|p| vec![p[0], -2.3 + p[1], 3.3 + p[2]])
             .collect();
         for p in &pts {
-            assert_close(fit(p, &TIMES, &OBS, 100.0), reference_fit(p), 1e-12, "pk fit");
+            assert_close(
+                fit(p, &TIMES, &OBS, 100.0),
+                reference_fit(p),
+                1e-12,
+                "pk fit",
+            );
             let (_, g) = fit_grad(p, &TIMES, &OBS, 100.0);
             let mut b = vec![f64::NAN; 3];
             fit_grad_into(p, &TIMES, &OBS, 100.0, &mut b);
@@ -1519,10 +1760,13 @@ mod svm {
 
     #[differentiable(wrt(w, b), order = 2)]
     pub fn objective(w: &[f64], b: f64, xs: &[Vec<f64>], labels: &[i32], lambda: f64) -> f64 {
-        let mut hinge = 0.0;
-        for (x, &y) in xs.iter().zip(labels) {
-            hinge += (1.0 - margin(w, b, x, y)).max(0.0);
-        }
+        // A row of `xs` lent to a call from a closure (`margin(w, b, x, y)`): before, the generic copy of
+        // `order = 2` bound it by value (`for &x in xs.iter()`), rustc's E0308 in generated code.
+        let hinge: f64 = xs
+            .iter()
+            .zip(labels)
+            .map(|(x, &y)| (1.0 - margin(w, b, x, y)).max(0.0))
+            .sum();
         let l2: f64 = w.iter().map(|v| v * v).sum();
         hinge / labels.len() as f64 + 0.5 * lambda * l2
     }
@@ -1530,7 +1774,10 @@ mod svm {
     fn data() -> (Vec<Vec<f64>>, Vec<i32>) {
         let mut r = Inputs(4191);
         let xs = r.rows(10, 3);
-        let labels = xs.iter().map(|x| if x[0] - 0.5 * x[2] > 0.1 { 1 } else { -1 }).collect();
+        let labels = xs
+            .iter()
+            .map(|x| if x[0] - 0.5 * x[2] > 0.1 { 1 } else { -1 })
+            .collect();
         (xs, labels)
     }
 
@@ -1551,7 +1798,8 @@ mod svm {
             }
             count += 1;
             let (v, (gw, gb)) = objective_grad(w, b, &xs, &labels, lambda);
-            let value = margins.iter().map(|m| (1.0 - m).max(0.0)).sum::<f64>() / 10.0 + 0.5 * lambda * dot(w, w);
+            let value = margins.iter().map(|m| (1.0 - m).max(0.0)).sum::<f64>() / 10.0
+                + 0.5 * lambda * dot(w, w);
             assert_close(v, value, 1e-14, "svm value");
             assert_eq!(v, objective(w, b, &xs, &labels, lambda));
             let mut ew: Vec<f64> = w.iter().map(|wi| lambda * wi).collect();
@@ -1573,9 +1821,15 @@ mod svm {
                     assert_close(h[i][j], e, 1e-14, "svm Hessian");
                 }
             }
-            let (_, hg, hv) = objective_hvp(w, b, &xs, &labels, lambda, (vec![1.0, -2.0, 0.5], 3.0));
+            let (_, hg, hv) =
+                objective_hvp(w, b, &xs, &labels, lambda, (vec![1.0, -2.0, 0.5], 3.0));
             assert_all_close(&hg.0, &gw, 1e-14, "svm _hvp gradient");
-            assert_all_close(&[hv.0[0], hv.0[1], hv.0[2], hv.1], &[lambda, -2.0 * lambda, 0.5 * lambda, 0.0], 1e-14, "svm _hvp");
+            assert_all_close(
+                &[hv.0[0], hv.0[1], hv.0[2], hv.1],
+                &[lambda, -2.0 * lambda, 0.5 * lambda, 0.0],
+                1e-14,
+                "svm _hvp",
+            );
             let (mut bw, mut bb) = (vec![f64::NAN; 3], f64::NAN);
             objective_grad_into(w, b, &xs, &labels, lambda, (&mut bw, &mut bb));
             same_bits(&bw, &gw, "svm w");
@@ -1636,7 +1890,8 @@ mod gauss_newton {
             }
         }
         let det = |m: &[[f64; 3]; 3]| {
-            m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+                - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
                 + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
         };
         let d = det(&a);
@@ -1668,7 +1923,12 @@ mod gauss_newton {
             assert_eq!((j.len(), j[0].len()), (7, 3));
             for (i, &t) in TS.iter().enumerate() {
                 let e = (-start[1] * t).exp();
-                assert_all_close(&j[i], &[e, -start[0] * t * e, 1.0], 1e-14, "residual Jacobian by hand");
+                assert_all_close(
+                    &j[i],
+                    &[e, -start[0] * t * e, 1.0],
+                    1e-14,
+                    "residual Jacobian by hand",
+                );
             }
             let c = wave(7, 0.5);
             let t = [0.4, -0.9, 0.2];
@@ -1700,8 +1960,18 @@ mod gauss_newton {
                 assert_close(h[a][b], e, 1e-12, "sse Hessian = 2 JᵀJ");
             }
         }
-        let noisy: Vec<f64> = ys.iter().enumerate().map(|(i, y)| y + 0.05 * (i as f64).sin()).collect();
-        let reference = |p: &[f64]| exact(p).iter().zip(&noisy).map(|(a, b)| (a - b).powi(2)).sum::<f64>();
+        let noisy: Vec<f64> = ys
+            .iter()
+            .enumerate()
+            .map(|(i, y)| y + 0.05 * (i as f64).sin())
+            .collect();
+        let reference = |p: &[f64]| {
+            exact(p)
+                .iter()
+                .zip(&noisy)
+                .map(|(a, b)| (a - b).powi(2))
+                .sum::<f64>()
+        };
         let pts: Vec<Vec<f64>> = points(4202, 3, 10, -0.3, 0.3)
             .into_iter()
             .map(|p| vec![truth[0] + p[0], truth[1] + p[1], truth[2] + p[2]])
@@ -1778,7 +2048,15 @@ mod smd {
 
         /// The same loop on loose parameters, for callers that change one of them.
         #[differentiable(order = 2)]
-        pub fn loss_with(k: f64, c: f64, m: f64, x0: [f64; 2], dt: f64, steps: usize, target: &[f64]) -> f64 {
+        pub fn loss_with(
+            k: f64,
+            c: f64,
+            m: f64,
+            x0: [f64; 2],
+            dt: f64,
+            steps: usize,
+            target: &[f64],
+        ) -> f64 {
             let (mut x, mut v) = (x0[0], x0[1]);
             let mut loss = 0.0;
             for (step, &y) in target.iter().enumerate() {
@@ -1801,7 +2079,15 @@ mod smd {
         #[differentiable(wrt(scale), order = 2)]
         pub fn stiffness_sweep(o: &Oscillator, target: &[f64], scale: f64) -> f64 {
             let steps: usize = o.steps;
-            super::Oscillator::loss_with(o.k * scale, o.c, o.m, [o.x0[0], o.x0[1]], o.dt, steps, target)
+            super::Oscillator::loss_with(
+                o.k * scale,
+                o.c,
+                o.m,
+                [o.x0[0], o.x0[1]],
+                o.dt,
+                steps,
+                target,
+            )
         }
     }
 
@@ -1828,7 +2114,9 @@ mod smd {
     }
 
     fn target() -> Vec<f64> {
-        (0..25).map(|i| (-(0.1 * i as f64)).exp() * (1.4 * 0.1 * i as f64).cos()).collect()
+        (0..25)
+            .map(|i| (-(0.1 * i as f64)).exp() * (1.4 * 0.1 * i as f64).cos())
+            .collect()
     }
 
     #[test]
@@ -1840,7 +2128,12 @@ mod smd {
             let o = oscillator(p);
             let (a, g) = o.accel_grad(0.7, -0.2);
             assert_eq!(a, -(o.k * 0.7 - o.c * 0.2) / o.m);
-            assert_all_close(&g.to_flat(), &[-0.7 / o.m, 0.2 / o.m, -a / o.m, 0.0, 0.0], 1e-15, "accel by hand");
+            assert_all_close(
+                &g.to_flat(),
+                &[-0.7 / o.m, 0.2 / o.m, -a / o.m, 0.0, 0.0],
+                1e-15,
+                "accel by hand",
+            );
             assert_eq!((g.steps, g.dt), (30, 0.1), "no_grad fields copied");
             let (_, gl) = o.trajectory_loss_grad(&tg);
             let mut buf = o.zero_like();
@@ -1884,7 +2177,12 @@ mod smd {
         // Fewer steps than samples: the `while` stops on `self.steps`.
         let mut short = base.clone();
         short.steps = 7;
-        assert_close(short.trajectory_loss(&tg), reference(&short.to_flat(), &tg, 7, 0.1), 1e-14, "short");
+        assert_close(
+            short.trajectory_loss(&tg),
+            reference(&short.to_flat(), &tg, 7, 0.1),
+            1e-14,
+            "short",
+        );
     }
 
     #[test]
@@ -1908,7 +2206,8 @@ mod smd {
             assert_close(g, o.k * gk.k, 1e-12, "sweep gradient by the chain rule");
             let d = tuning::stiffness_sweep_derivatives(&o, &tg, scale);
             assert_close(d[1], g, 1e-13, "derivatives[1]");
-            let second = common::central_difference(|s| tuning::stiffness_sweep_grad(&o, &tg, s).1, scale);
+            let second =
+                common::central_difference(|s| tuning::stiffness_sweep_grad(&o, &tg, s).1, scale);
             assert_close(d[2], second, 1e-6, "second derivative vs differences");
             let mut b = f64::NAN;
             tuning::stiffness_sweep_grad_into(&o, &tg, scale, &mut b);
@@ -1943,7 +2242,12 @@ mod policy {
 
     /// REINFORCE with a baseline: the expected reward under the current policy, not differentiated.
     #[differentiable(wrt(theta), order = 2)]
-    pub fn surrogate(theta: &[Vec<f64>], states: &[Vec<f64>], actions: &[usize], rewards: &[f64]) -> f64 {
+    pub fn surrogate(
+        theta: &[Vec<f64>],
+        states: &[Vec<f64>],
+        actions: &[usize],
+        rewards: &[f64],
+    ) -> f64 {
         let mut total = 0.0;
         for ((s, &a), &r) in states.iter().zip(actions).zip(rewards) {
             let l = logits(theta, s);
@@ -1959,7 +2263,14 @@ mod policy {
 
     /// The clipped surrogate of PPO against the log-probabilities of an older policy.
     #[differentiable(wrt(theta))]
-    pub fn clipped(theta: &[Vec<f64>], states: &[Vec<f64>], actions: &[usize], advantages: &[f64], old: &[f64], eps: f64) -> f64 {
+    pub fn clipped(
+        theta: &[Vec<f64>],
+        states: &[Vec<f64>],
+        actions: &[usize],
+        advantages: &[f64],
+        old: &[f64],
+        eps: f64,
+    ) -> f64 {
         let mut total = 0.0;
         for (i, s) in states.iter().enumerate() {
             let l = logits(theta, s);
@@ -1996,7 +2307,11 @@ mod policy {
         let fixed = |th: &[f64], at: &[f64]| {
             let mut total = 0.0;
             for ((s, &a), &r) in states.iter().zip(&actions).zip(&rewards) {
-                let b: f64 = probs(at, s).iter().enumerate().map(|(k, p)| p * (k as f64 - 1.0)).sum();
+                let b: f64 = probs(at, s)
+                    .iter()
+                    .enumerate()
+                    .map(|(k, p)| p * (k as f64 - 1.0))
+                    .sum();
                 total += (r - b) * probs(th, s)[a].ln();
             }
             total / 6.0
@@ -2008,12 +2323,21 @@ mod policy {
             assert_close(v, fixed(p, p), 1e-13, "surrogate value");
             assert_eq!(v, surrogate(&th, &states, &actions, &rewards));
             let g = common::contract::flatten(&g);
-            common::assert_fd_gradient(|q| fixed(q, p), p, &g, "surrogate vs the fixed-baseline differences");
+            common::assert_fd_gradient(
+                |q| fixed(q, p),
+                p,
+                &g,
+                "surrogate vs the fixed-baseline differences",
+            );
             // By hand: (r - b) (onehot(a) - pi) ⊗ s.
             let mut e = vec![0.0; 6];
             for ((s, &a), &r) in states.iter().zip(&actions).zip(&rewards) {
                 let pi = probs(p, s);
-                let b: f64 = pi.iter().enumerate().map(|(k, q)| q * (k as f64 - 1.0)).sum();
+                let b: f64 = pi
+                    .iter()
+                    .enumerate()
+                    .map(|(k, q)| q * (k as f64 - 1.0))
+                    .sum();
                 for k in 0..3 {
                     let ind = if k == a { 1.0 } else { 0.0 };
                     for d in 0..2 {
@@ -2032,7 +2356,11 @@ mod policy {
             let mut e = vec![vec![0.0; 6]; 6];
             for (s, &r) in states.iter().zip(&rewards) {
                 let pi = probs(p, s);
-                let b: f64 = pi.iter().enumerate().map(|(k, q)| q * (k as f64 - 1.0)).sum();
+                let b: f64 = pi
+                    .iter()
+                    .enumerate()
+                    .map(|(k, q)| q * (k as f64 - 1.0))
+                    .sum();
                 for k in 0..3 {
                     for j in 0..3 {
                         let cov = if k == j { pi[k] } else { 0.0 } - pi[k] * pi[j];
@@ -2047,7 +2375,11 @@ mod policy {
             let fixed_grad = |q: &[f64]| {
                 let mut g = vec![0.0; 6];
                 for ((s, &a), &r) in states.iter().zip(&actions).zip(&rewards) {
-                    let b: f64 = probs(p, s).iter().enumerate().map(|(k, q)| q * (k as f64 - 1.0)).sum();
+                    let b: f64 = probs(p, s)
+                        .iter()
+                        .enumerate()
+                        .map(|(k, q)| q * (k as f64 - 1.0))
+                        .sum();
                     let pi = probs(q, s);
                     for k in 0..3 {
                         let ind = if k == a { 1.0 } else { 0.0 };
@@ -2061,12 +2393,22 @@ mod policy {
             let by_diff = fd_jacobian(fixed_grad, p);
             for i in 0..6 {
                 assert_all_close(&h[i], &e[i], 1e-13, "surrogate Hessian by hand");
-                assert_all_close(&h[i], &by_diff[i], 1e-7, "surrogate Hessian vs the fixed baseline");
+                assert_all_close(
+                    &h[i],
+                    &by_diff[i],
+                    1e-7,
+                    "surrogate Hessian vs the fixed baseline",
+                );
             }
             let v6 = wave(6, 0.3);
             let (_, _, hv) = surrogate_hvp(&th, &states, &actions, &rewards, rows(&v6));
             let expected: Vec<f64> = h.iter().map(|row| dot(row, &v6)).collect();
-            assert_all_close(&common::contract::flatten(&hv), &expected, 1e-10, "surrogate _hvp");
+            assert_all_close(
+                &common::contract::flatten(&hv),
+                &expected,
+                1e-10,
+                "surrogate _hvp",
+            );
             let (_, jt) = surrogate_jvp(&th, &states, &actions, &rewards, rows(&v6));
             assert_close(jt, dot(&g, &v6), 1e-12, "surrogate _jvp");
         }
@@ -2075,7 +2417,11 @@ mod policy {
     #[test]
     fn clipped_gradient() {
         let (states, actions, advantages) = episode();
-        let old: Vec<f64> = states.iter().zip(&actions).map(|(s, &a)| probs(&[0.1, -0.2, 0.3, 0.0, -0.1, 0.2], s)[a].ln()).collect();
+        let old: Vec<f64> = states
+            .iter()
+            .zip(&actions)
+            .map(|(s, &a)| probs(&[0.1, -0.2, 0.3, 0.0, -0.1, 0.2], s)[a].ln())
+            .collect();
         let plain = |th: &[f64]| {
             let mut total = 0.0;
             for i in 0..6 {
@@ -2190,11 +2536,21 @@ mod densities {
     fn lgamma_against_libm_and_digamma() {
         for p in points(4231, 1, 12, 0.2, 6.0) {
             let x = p[0];
-            assert_close(lgamma(x), libm::lgamma(x), 1e-9, "lgamma vs libm (Stirling to three terms)");
+            assert_close(
+                lgamma(x),
+                libm::lgamma(x),
+                1e-9,
+                "lgamma vs libm (Stirling to three terms)",
+            );
             let (v, g) = lgamma_grad(x);
             assert_eq!(v, lgamma(x));
             assert_close(g, digamma(x), 0.0, "lgamma_grad is digamma");
-            assert_close(g, common::central_difference(libm::lgamma, x), 1e-8, "digamma vs differences of libm");
+            assert_close(
+                g,
+                common::central_difference(libm::lgamma, x),
+                1e-8,
+                "digamma vs differences of libm",
+            );
             let (_, jt) = lgamma_jvp(x, 0.7);
             assert_close(jt, 0.7 * g, 1e-15, "lgamma_jvp");
         }
@@ -2209,16 +2565,32 @@ mod densities {
             let n = 5.0;
             let sum_x: f64 = data.iter().sum();
             let sum_ln: f64 = data.iter().map(|x| x.ln()).sum();
-            let value = -(n * shape * rate.ln() - n * libm::lgamma(shape) + (shape - 1.0) * sum_ln - rate * sum_x);
+            let value = -(n * shape * rate.ln() - n * libm::lgamma(shape) + (shape - 1.0) * sum_ln
+                - rate * sum_x);
             assert_close(v, value, 1e-13, "gamma nll");
-            assert_close(gs, -(n * rate.ln() - n * digamma(shape) + sum_ln), 1e-12, "d / d shape");
+            assert_close(
+                gs,
+                -(n * rate.ln() - n * digamma(shape) + sum_ln),
+                1e-12,
+                "d / d shape",
+            );
             assert_close(gr, -(n * shape / rate - sum_x), 1e-12, "d / d rate");
             let (_, _, h) = gamma_nll_hessian(shape, rate, &data);
             // d2 / d rate2 = n shape / rate^2, d2 / d shape d rate = -n / rate, d2 / d shape2 = n trigamma.
-            assert_close(h[1][1], n * shape / (rate * rate), 1e-12, "gamma Hessian rate");
+            assert_close(
+                h[1][1],
+                n * shape / (rate * rate),
+                1e-12,
+                "gamma Hessian rate",
+            );
             assert_close(h[0][1], -n / rate, 1e-12, "gamma Hessian mixed");
             let trigamma = common::central_difference(digamma, shape);
-            assert_close(h[0][0], n * trigamma, 1e-7, "gamma Hessian shape (trigamma)");
+            assert_close(
+                h[0][0],
+                n * trigamma,
+                1e-7,
+                "gamma Hessian shape (trigamma)",
+            );
             let (mut a, mut b) = (f64::NAN, f64::NAN);
             gamma_nll_grad_into(shape, rate, &data, (&mut a, &mut b));
             same_bits(&[a, b], &[gs, gr], "gamma nll");
@@ -2231,7 +2603,10 @@ mod densities {
             let (a, b) = (t[0].exp(), t[1].exp());
             -DATA
                 .iter()
-                .map(|&x| (a - 1.0) * x.ln() + (b - 1.0) * (1.0 - x).ln() - (libm::lgamma(a) + libm::lgamma(b) - libm::lgamma(a + b)))
+                .map(|&x| {
+                    (a - 1.0) * x.ln() + (b - 1.0) * (1.0 - x).ln()
+                        - (libm::lgamma(a) + libm::lgamma(b) - libm::lgamma(a + b))
+                })
                 .sum::<f64>()
         };
         let pts = points(4233, 2, 12, -0.5, 1.2);
@@ -2342,7 +2717,12 @@ mod deblur {
             let cj: Vec<f64> = cx.iter().chain(ck.iter()).copied().collect();
             check_dual("blur", &c, &jt, &cj, &t);
 
-            assert_close(objective(p, &observed, K, lambda), reference(p), 1e-14, "deblur objective");
+            assert_close(
+                objective(p, &observed, K, lambda),
+                reference(p),
+                1e-14,
+                "deblur objective",
+            );
             let (_, _, h) = objective_hessian(p, &observed, K, lambda);
             for r in 0..8 {
                 for s in 0..8 {
@@ -2379,5 +2759,121 @@ mod deblur {
             },
             &pts,
         );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (16) The two fixes of this session, as small as they go: a row of a constant nested array passed by
+// value to a call (`first(src[1])`, `first(*s)`), and a row of a constant matrix lent to a call from a
+// closure of a chain (`xs.iter().map(|x| dot2(w, x))`), at first order and `order = 2`.
+
+mod rows_to_calls {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn product(p: [f64; 2]) -> f64 {
+        p[0] * p[1]
+    }
+
+    #[differentiable(wrt(q), order = 2)]
+    pub fn indexed_row(q: f64, src: &[[f64; 2]; 2]) -> f64 {
+        q * q * product(src[1])
+    }
+
+    #[differentiable(wrt(q), order = 2)]
+    pub fn iterated_rows(q: [f64; 2], src: &[[f64; 2]; 3]) -> f64 {
+        let mut total = 0.0;
+        for s in src.iter() {
+            total += product([q[0] * s[0], q[1]]) * product(*s);
+        }
+        total
+    }
+
+    #[differentiable]
+    pub fn dot2(w: &[f64], x: &[f64]) -> f64 {
+        w.iter().zip(x).map(|(a, c)| a * c).sum::<f64>()
+    }
+
+    #[differentiable(wrt(w), order = 2)]
+    pub fn lent_rows(w: &[f64], xs: &[Vec<f64>]) -> f64 {
+        xs.iter().map(|x| dot2(w, x).powi(2)).sum()
+    }
+
+    #[differentiable(wrt(w), order = 2)]
+    pub fn lent_zipped_rows(w: &[f64], xs: &[Vec<f64>], ys: &[f64]) -> f64 {
+        xs.iter()
+            .zip(ys)
+            .map(|(x, &y)| (dot2(w, x) - y).powi(2))
+            .sum::<f64>()
+    }
+
+    const SRC: [[f64; 2]; 3] = [[1.5, -0.5], [0.25, 2.0], [-1.0, 0.75]];
+
+    #[test]
+    fn a_row_passed_by_value() {
+        let two = [SRC[0], SRC[1]];
+        for p in points(4251, 2, 10, -2.0, 2.0) {
+            let c = SRC[1][0] * SRC[1][1];
+            let (v, g) = indexed_row_grad(p[0], &two);
+            assert_eq!(v, indexed_row(p[0], &two));
+            assert_close(v, p[0] * p[0] * c, 1e-15, "indexed_row");
+            assert_close(g, 2.0 * p[0] * c, 1e-15, "indexed_row by hand");
+            let d = indexed_row_derivatives(p[0], &two);
+            assert_close(d[2], 2.0 * c, 1e-15, "indexed_row second derivative");
+            // sum_k (q0 s_k0 q1) (s_k0 s_k1): gradient (q1 a, q0 a), Hessian [[0, a], [a, 0]].
+            let a: f64 = SRC.iter().map(|s| s[0] * s[0] * s[1]).sum();
+            let (v, g, h) = iterated_rows_hessian([p[0], p[1]], &SRC);
+            assert_close(v, iterated_rows([p[0], p[1]], &SRC), 0.0, "iterated_rows");
+            assert_close(v, p[0] * p[1] * a, 1e-14, "iterated_rows by hand");
+            assert_all_close(&g, &[p[1] * a, p[0] * a], 1e-14, "iterated_rows gradient");
+            assert_all_close(
+                &h.concat(),
+                &[0.0, a, a, 0.0],
+                1e-14,
+                "iterated_rows Hessian",
+            );
+        }
+    }
+
+    #[test]
+    fn a_row_lent_from_a_closure() {
+        let mut r = Inputs(4252);
+        let xs = r.rows(4, 3);
+        let ys = r.vec(4);
+        for w in points(4253, 3, 10, -1.0, 1.0) {
+            // Gradient 2 sum (x.w - y) x, Hessian 2 sum x xᵀ.
+            let mut g = vec![0.0; 3];
+            let mut h = vec![vec![0.0; 3]; 3];
+            let mut v = 0.0;
+            for (x, y) in xs.iter().zip(&ys) {
+                let e = dot(&w, x) - y;
+                v += e * e;
+                for i in 0..3 {
+                    g[i] += 2.0 * e * x[i];
+                    for j in 0..3 {
+                        h[i][j] += 2.0 * x[i] * x[j];
+                    }
+                }
+            }
+            let (value, grad, hess) = lent_zipped_rows_hessian(&w, &xs, &ys);
+            assert_close(value, v, 1e-14, "lent_zipped_rows");
+            assert_eq!(value, lent_zipped_rows(&w, &xs, &ys));
+            assert_all_close(&grad, &g, 1e-13, "lent_zipped_rows gradient");
+            assert_all_close(
+                &hess.concat(),
+                &h.concat(),
+                1e-13,
+                "lent_zipped_rows Hessian",
+            );
+            let (value, grad) = lent_rows_grad(&w, &xs);
+            assert_eq!(value, lent_rows(&w, &xs));
+            let zeros = [0.0; 4];
+            let (_, grad0) = lent_zipped_rows_grad(&w, &xs, &zeros);
+            assert_all_close(&grad, &grad0, 1e-14, "lent_rows gradient");
+            let (_, _, hv) = lent_rows_hvp(&w, &xs, vec![1.0, 0.0, -1.0]);
+            let e: Vec<f64> = h.iter().map(|row| row[0] - row[2]).collect();
+            assert_all_close(&hv, &e, 1e-13, "lent_rows _hvp");
+        }
     }
 }
