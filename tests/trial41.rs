@@ -2877,3 +2877,217 @@ mod rows_to_calls {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (17) A tide model: a `Differentiable` struct of harmonic constituents with a `#[no_grad]` list of
+// periods, a polynomial trend by a generic Horner helper (`.iter().rev().fold`), a `Self::` helper per
+// constituent, the misfit at `order = 2`; the same Horner helper on `f32` weights; and an iterated map
+// under `while k < n && y.abs() < 10.0` with a `match` on `k % 3`.
+
+mod tides {
+    use super::*;
+    use autodiff::{differentiable, Differentiable, Float};
+    use std::f64::consts::PI;
+
+    #[differentiable]
+    pub fn horner<T: Float>(coeffs: &[T], t: T) -> T {
+        coeffs.iter().rev().fold(T::zero(), |acc, &c| acc * t + c)
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Harmonics {
+        pub amp: Vec<f64>,
+        pub phase: Vec<f64>,
+        pub trend: [f64; 3],
+        #[no_grad]
+        pub periods: Vec<f64>,
+    }
+
+    impl Harmonics {
+        #[differentiable]
+        fn constituent(amp: f64, phase: f64, period: f64, t: f64) -> f64 {
+            amp * (2.0 * PI * t / period + phase).cos()
+        }
+
+        #[differentiable(wrt(self), order = 2)]
+        pub fn level(&self, t: f64) -> f64 {
+            // The trend's coefficients copied: `horner(&self.trend, t)`, a field on whole to a generic
+            // function, has no `__horner_pairs` at `order = 2` (left for the report).
+            let trend = [self.trend[0], self.trend[1], self.trend[2]];
+            let mut h = crate::tides::horner(&trend, t);
+            for (k, &p) in self.periods.iter().enumerate() {
+                h += Self::constituent(self.amp[k], self.phase[k], p, t);
+            }
+            h
+        }
+
+        #[differentiable(wrt(self), order = 2)]
+        pub fn misfit(&self, times: &[f64], obs: &[f64]) -> f64 {
+            let mut s = 0.0;
+            for (&t, &y) in times.iter().zip(obs) {
+                let r = self.level(t) - y;
+                s += r * r;
+            }
+            s
+        }
+    }
+
+    #[differentiable(order = 2)]
+    pub fn f32_model(w: &[f32], x: f32) -> f32 {
+        horner(w, x).tanh()
+    }
+
+    #[differentiable(order = 3)]
+    pub fn iterated(x: f64, n: i32) -> f64 {
+        let mut y = x;
+        let mut k = 0;
+        while k < n && y.abs() < 10.0 {
+            y = match k % 3 {
+                0 => y * 1.5 + 0.1,
+                1 | 2 => y.mul_add(y, 0.3).sqrt(),
+                _ => y,
+            };
+            k += 1;
+        }
+        y
+    }
+
+    fn harmonics(p: &[f64]) -> Harmonics {
+        Harmonics {
+            amp: vec![p[0], p[1]],
+            phase: vec![p[2], p[3]],
+            trend: [p[4], p[5], p[6]],
+            periods: vec![12.42, 23.93],
+        }
+    }
+
+    fn level_by_hand(p: &[f64], t: f64) -> f64 {
+        let periods = [12.42, 23.93];
+        p[4] + p[5] * t
+            + p[6] * t * t
+            + (0..2)
+                .map(|k| p[k] * (2.0 * PI * t / periods[k] + p[2 + k]).cos())
+                .sum::<f64>()
+    }
+
+    #[test]
+    fn misfit_at_order_2() {
+        let times: Vec<f64> = (0..10).map(|i| 2.5 * i as f64 / 10.0).collect();
+        let obs: Vec<f64> = times.iter().map(|t| 0.3 + (t * 0.4).sin()).collect();
+        let pts = points(4261, 7, 10, -1.0, 1.0);
+        for p in &pts {
+            let h = harmonics(p);
+            for &t in &times {
+                assert_close(h.level(t), level_by_hand(p, t), 1e-13, "level by hand");
+            }
+            // d level / d amp_k = cos(..), d / d trend_j = t^j.
+            let (_, g) = h.level_grad(1.3);
+            let by_hand = [
+                (2.0 * PI * 1.3 / 12.42 + p[2]).cos(),
+                (2.0 * PI * 1.3 / 23.93 + p[3]).cos(),
+                -p[0] * (2.0 * PI * 1.3 / 12.42 + p[2]).sin(),
+                -p[1] * (2.0 * PI * 1.3 / 23.93 + p[3]).sin(),
+                1.0,
+                1.3,
+                1.69,
+            ];
+            assert_all_close(&g.to_flat(), &by_hand, 1e-13, "level gradient by hand");
+            assert_eq!(g.periods, h.periods, "the no_grad field copied");
+            let (_, gm) = h.misfit_grad(&times, &obs);
+            let mut buf = h.zero_like();
+            buf.amp[0] = f64::NAN;
+            h.misfit_grad_into(&times, &obs, &mut buf);
+            same_bits(&buf.to_flat(), &gm.to_flat(), "misfit");
+        }
+        let base = harmonics(&pts[0]);
+        let from = |x: &[f64]| base.from_flat(x);
+        audit(
+            &Items {
+                what: "tides::misfit",
+                primal: &|x| from(x).misfit(&times, &obs),
+                grad: &|x| {
+                    let (v, g) = from(x).misfit_grad(&times, &obs);
+                    (v, g.to_flat())
+                },
+                vjp: &|x, d| {
+                    let (v, g) = from(x).misfit_vjp(&times, &obs, d);
+                    (v, g.to_flat())
+                },
+                jvp: &|x, t| from(x).misfit_jvp(&times, &obs, from(t)),
+                grad_into: &|x| {
+                    let h = from(x);
+                    let mut b = h.zero_like();
+                    let v = h.misfit_grad_into(&times, &obs, &mut b);
+                    (v, b.to_flat())
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, hv) = from(x).misfit_hvp(&times, &obs, from(v));
+                    (f, g.to_flat(), hv.to_flat())
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = from(x).misfit_hessian(&times, &obs);
+                    (f, g.to_flat(), h)
+                }),
+                analytic: Some(&|x| {
+                    // 2 sum r_i d level(t_i), with the partials of the level by hand.
+                    let periods = [12.42, 23.93];
+                    let mut e = vec![0.0; 7];
+                    for (&t, &y) in times.iter().zip(&obs) {
+                        let r = level_by_hand(x, t) - y;
+                        let a = [
+                            (2.0 * PI * t / periods[0] + x[2]).cos(),
+                            (2.0 * PI * t / periods[1] + x[3]).cos(),
+                            -x[0] * (2.0 * PI * t / periods[0] + x[2]).sin(),
+                            -x[1] * (2.0 * PI * t / periods[1] + x[3]).sin(),
+                            1.0,
+                            t,
+                            t * t,
+                        ];
+                        for j in 0..7 {
+                            e[j] += 2.0 * r * a[j];
+                        }
+                    }
+                    e
+                }),
+            },
+            &pts.iter()
+                .map(|p| harmonics(p).to_flat())
+                .collect::<Vec<_>>(),
+        );
+    }
+
+    #[test]
+    fn f32_horner_and_iterated_map() {
+        for p in points(4262, 4, 10, -1.0, 1.0) {
+            let w: Vec<f32> = p[..3].iter().map(|&v| v as f32).collect();
+            let x = p[3] as f32;
+            let (v, (gw, gx)) = f32_model_grad(&w, x);
+            assert_eq!(v, f32_model(&w, x));
+            let (wd, xd): (Vec<f64>, f64) = (w.iter().map(|&v| v as f64).collect(), x as f64);
+            let u = wd[0] + wd[1] * xd + wd[2] * xd * xd;
+            let s = 1.0 - u.tanh().powi(2);
+            let e = [s, s * xd, s * xd * xd, s * (wd[1] + 2.0 * wd[2] * xd)];
+            let got: Vec<f64> = gw.iter().chain([&gx]).map(|&g| g as f64).collect();
+            assert_all_close(&got, &e, 1e-5, "f32 model gradient by hand");
+            let (_, _, h) = f32_model_hessian(&w, x);
+            // d2 / d w0 d x = -2 tanh(u) s (w1 + 2 w2 x).
+            let e = -2.0 * u.tanh() * s * (wd[1] + 2.0 * wd[2] * xd);
+            assert_close(h[0][3] as f64, e, 1e-4, "f32 model Hessian entry");
+
+            let y0 = 0.5 + p[0].abs();
+            for n in [0, 1, 2, 5, 9] {
+                let d = iterated_derivatives(y0, n);
+                assert_eq!(d[0], iterated(y0, n));
+                let first = common::central_difference(|y| iterated(y, n), y0);
+                assert_close(d[1], first, 1e-8, "iterated first derivative");
+                let second = common::central_difference(|y| iterated_grad(y, n).1, y0);
+                assert_close(d[2], second, 1e-7, "iterated second derivative");
+                let third = common::central_difference(|y| iterated_derivatives(y, n)[2], y0);
+                assert_close(d[3], third, 1e-6, "iterated third derivative");
+                if n == 0 {
+                    assert_eq!(d, [y0, 1.0, 0.0, 0.0]);
+                }
+            }
+        }
+    }
+}
