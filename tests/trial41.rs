@@ -374,7 +374,7 @@ mod conv_norm {
             let k = [p[0], p[1], p[2]];
             let mut out = vec![0.0; 8];
             conv1d(&X, &k, p[3], &mut out);
-            let j = conv1d_jacobian(&X, &k, p[3], &mut vec![0.0; 8]);
+            let j = conv1d_jacobian(&X, &k, p[3], &mut [0.0; 8]);
             // Columns: x (10), kernel (3), bias (1).
             assert_eq!((j.len(), j[0].len()), (8, 14));
             for i in 0..8 {
@@ -395,13 +395,13 @@ mod conv_norm {
             }
             let c = wave(8, 0.2);
             let t = wave(14, 0.9);
-            let (cx, ck, cb) = conv1d_vjp(&X, &k, p[3], &mut vec![0.0; 8], &c);
+            let (cx, ck, cb) = conv1d_vjp(&X, &k, p[3], &mut [0.0; 8], &c);
             let mut jt = vec![0.0; 8];
             conv1d_jvp(
                 &X,
                 &k,
                 p[3],
-                &mut vec![0.0; 8],
+                &mut [0.0; 8],
                 (t[..10].to_vec(), arr(&t[10..]), t[13]),
                 &mut jt,
             );
