@@ -2078,14 +2078,17 @@ mod smd {
         /// The loss with the stiffness scaled, as a user sweeps it.
         #[differentiable(wrt(scale), order = 2)]
         pub fn stiffness_sweep(o: &Oscillator, target: &[f64], scale: f64) -> f64 {
-            let steps: usize = o.steps;
+            // The `#[no_grad]` count passed on by a `super::` path: before, the hidden function over the
+            // struct's values took it for a float (context::path_integer_parameters), rustc's E0308.
+            // The array field is copied: `o.x0` on whole to a `[f64; 2]` parameter is left for the
+            // report (E0277 on `ConstantZero` at first order).
             super::Oscillator::loss_with(
                 o.k * scale,
                 o.c,
                 o.m,
                 [o.x0[0], o.x0[1]],
                 o.dt,
-                steps,
+                o.steps,
                 target,
             )
         }

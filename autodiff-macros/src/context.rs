@@ -477,10 +477,52 @@ pub(crate) fn sibling_integer_parameters(callee: &syn::Path) -> Option<Vec<bool>
             let ty = impl_type_at(blocks, offset)?;
             integer_parameters_at(blocks, offset, &format!("{ty}::{name}"))
         }
-        [ty, name] => integer_parameters_at(blocks, offset, &format!("{ty}::{name}")),
-        _ => None,
+        [ty, name] if ty != "self" && ty != "super" && ty != "crate" => {
+            integer_parameters_at(blocks, offset, &format!("{ty}::{name}"))
+        }
+        // `super::Model::series(..)`, `self::helper(..)`: the module the path names, from the caller's.
+        _ => path_integer_parameters(blocks, offset, &names),
     })
     .flatten()
+}
+
+// Input:  `super::Osc::loss_with`, called in `mod tuning` inside `mod smd`, of a file declaring
+//         `impl Osc { fn loss_with(k: f64, steps: usize) .. }` in `mod smd`
+// Output: Some([false, true])
+/// [`sibling_integer_parameters`] of a path that starts with `self::` or `super::` (any number of them),
+/// relative to the inline module around `offset`: the one declaration of its last segment in the module
+/// the path names (`super::a::f`: `f` in the module `a` of the parent), or of its last two as an associated
+/// function (`super::Osc::loss_with`: `Osc::loss_with` in the parent). `None` where the path leaves the
+/// file's top, or names a module or function the file does not declare inline.
+fn path_integer_parameters(blocks: &Blocks, offset: usize, names: &[String]) -> Option<Vec<bool>> {
+    let mut module = module_at(blocks, offset);
+    let mut rest = names;
+    match rest.first().map(String::as_str) {
+        Some("self") => rest = &rest[1..],
+        Some("super") => {
+            while rest.first().is_some_and(|s| s == "super") {
+                module.pop()?;
+                rest = &rest[1..];
+            }
+        }
+        _ => return None,
+    }
+    let (name, modules) = rest.split_last()?;
+    let functions = blocks
+        .functions
+        .get_or_init(|| module_functions(&blocks.text));
+    let one = |module: Vec<String>, callee: String| match functions.get(&(module, callee)) {
+        Some(found) if found.len() == 1 => Some(found[0].integers.clone()),
+        _ => None,
+    };
+    let mut inner = module.clone();
+    inner.extend(modules.iter().cloned());
+    one(inner, name.clone()).or_else(|| {
+        let (ty, outer) = modules.split_last()?;
+        let mut module = module;
+        module.extend(outer.iter().cloned());
+        one(module, format!("{ty}::{name}"))
+    })
 }
 
 /// The name of the type of the innermost `impl` block around `offset` (`Pendulum` of `impl<T> Pendulum<T>`).
