@@ -83,6 +83,7 @@ fn desugar_chains(mut item: syn::ItemFn, errors: &mut Errors) -> syn::ItemFn {
         zero,
         one,
         float,
+        matrices: matrix_params(&item.sig),
     };
     pass.visit_block_mut(&mut item.block);
     item
@@ -243,6 +244,53 @@ struct Desugar<'e> {
     /// The function's float type (its type parameter, or the one float type its signature names), if
     /// known: the type of an accumulator that holds its elements.
     float: Option<TokenStream>,
+    /// The parameters that are matrices (`&[Vec<T>]`, `[[T; M]; N]`, ..): a chain over one of them yields
+    /// rows, which its loop binds by reference (`Shape::Row`).
+    matrices: FastSet<String>,
+}
+
+// Input:  fn f(w: &[f64], xs: &[Vec<f64>], m: [[f64; 2]; 3], n: usize)
+// Output: {"xs", "m"}
+/// The names of the parameters of `sig` whose type, behind any references, is a slice, array or `Vec` of
+/// slices, arrays or `Vec`s: their elements are rows.
+fn matrix_params(sig: &syn::Signature) -> FastSet<String> {
+    fn unref(ty: &syn::Type) -> &syn::Type {
+        match ty {
+            syn::Type::Reference(r) => unref(&r.elem),
+            syn::Type::Paren(p) => unref(&p.elem),
+            ty => ty,
+        }
+    }
+    fn element(ty: &syn::Type) -> Option<&syn::Type> {
+        match unref(ty) {
+            syn::Type::Slice(s) => Some(&s.elem),
+            syn::Type::Array(a) => Some(&a.elem),
+            syn::Type::Path(p) => {
+                let last = p.path.segments.last()?;
+                match &last.arguments {
+                    syn::PathArguments::AngleBracketed(args) if last.ident == "Vec" => {
+                        args.args.iter().find_map(|a| match a {
+                            syn::GenericArgument::Type(t) => Some(t),
+                            _ => None,
+                        })
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+    let mut names = FastSet::default();
+    for input in &sig.inputs {
+        if let syn::FnArg::Typed(t) = input {
+            if let Pat::Ident(p) = &*t.pat {
+                if element(&t.ty).and_then(element).is_some() {
+                    names.insert(p.ident.to_string());
+                }
+            }
+        }
+    }
+    names
 }
 
 /// What a chain applies to each element: a closure's parameter pattern and body, or a function's path.
@@ -401,6 +449,7 @@ impl Body {
         chain: &Chain,
         tail: Vec<syn::Stmt>,
         fresh: &syn::Ident,
+        matrices: &FastSet<String>,
     ) -> (Vec<syn::Stmt>, Expr) {
         let source = &chain.source;
         let pattern = self.pattern.unwrap_or_else(|| syn::parse_quote!(#fresh));
@@ -408,11 +457,11 @@ impl Body {
         let mut stmts = Body::nest(stmts, self.guards);
         let arrays = array_names(&stmts);
         borrow_rows(&mut stmts, &self.zip_items, &arrays);
-        let first = by_reference(pattern.clone(), &element_shape(source), &arrays);
+        let first = by_reference(pattern.clone(), &element_shape(source, matrices), &arrays);
         let looped = match &chain.then {
             None => syn::parse_quote!(for #first in #source { #(#stmts)* }),
             Some(then) => {
-                let second = by_reference(pattern, &element_shape(then), &arrays);
+                let second = by_reference(pattern, &element_shape(then, matrices), &arrays);
                 syn::parse_quote!({
                     for #first in #source { #(#stmts)* }
                     for #second in #then { #(#stmts)* }
@@ -471,7 +520,8 @@ fn integer_value(param: &Pat, chain: &Chain, value: &Expr) -> bool {
             .iter()
             .any(|s| matches!(s, Stage::Map(_) | Stage::Zip(..)))
     {
-        let mut shape = element_shape(&chain.source);
+        // Rows and elements count nothing alike: the matrices need not be known.
+        let mut shape = element_shape(&chain.source, &FastSet::default());
         for stage in &chain.stages {
             if matches!(stage, Stage::Enumerate) {
                 shape = Shape::Pair(Box::new(Shape::Value), Box::new(shape));
@@ -555,27 +605,44 @@ impl From<bool> for Counted {
 }
 
 /// What a `for` over a chain's source binds: a value (an index of a range), a reference (an element of a
-/// slice), or a pair (`.enumerate()`, `.zip(..)`).
+/// slice), a row of a matrix parameter (a reference the body lends on), or a pair (`.enumerate()`,
+/// `.zip(..)`).
 enum Shape {
     Value,
     Ref,
+    Row,
     Pair(Box<Shape>, Box<Shape>),
 }
 
-fn element_shape(source: &Expr) -> Shape {
+/// The shape of the items of `source`, whose rows are those of `matrices` (parameter names).
+fn element_shape(source: &Expr, matrices: &FastSet<String>) -> Shape {
+    let rows_of = |e: &Expr| {
+        let e = match strip_parens(e) {
+            Expr::Reference(r) => strip_parens(&r.expr),
+            e => e,
+        };
+        matches!(e, Expr::Path(p) if p.path.get_ident().is_some_and(|i| matrices.contains(&i.to_string())))
+    };
     match strip_parens(source) {
         Expr::MethodCall(m) => match m.method.to_string().as_str() {
+            "iter" if rows_of(&m.receiver) => Shape::Row,
             "iter" => Shape::Ref,
-            "enumerate" => {
-                Shape::Pair(Box::new(Shape::Value), Box::new(element_shape(&m.receiver)))
-            }
-            "zip" => Shape::Pair(
-                Box::new(element_shape(&m.receiver)),
-                Box::new(m.args.first().map_or(Shape::Ref, element_shape)),
+            "enumerate" => Shape::Pair(
+                Box::new(Shape::Value),
+                Box::new(element_shape(&m.receiver, matrices)),
             ),
-            _ => element_shape(&m.receiver),
+            "zip" => Shape::Pair(
+                Box::new(element_shape(&m.receiver, matrices)),
+                Box::new(
+                    m.args
+                        .first()
+                        .map_or(Shape::Ref, |a| element_shape(a, matrices)),
+                ),
+            ),
+            _ => element_shape(&m.receiver, matrices),
         },
         Expr::Range(_) => Shape::Value,
+        e if rows_of(e) => Shape::Row,
         _ => Shape::Ref,
     }
 }
@@ -587,6 +654,8 @@ fn element_shape(source: &Expr) -> Shape {
 fn by_reference(pat: Pat, shape: &Shape, arrays: &FastSet<String>) -> Pat {
     match (pat, shape) {
         (Pat::Ident(p), Shape::Ref) if arrays.contains(&p.ident.to_string()) => Pat::Ident(p),
+        // A row stays a reference, whatever the body does with it (lends it to a call, `f(w, row)`).
+        (pat @ Pat::Ident(_), Shape::Row) => pat,
         (pat @ (Pat::Ident(_) | Pat::Wild(_)), Shape::Ref) => syn::parse_quote!(&#pat),
         (Pat::Tuple(mut t), Shape::Pair(a, b)) if t.elems.len() == 2 => {
             let elems: Vec<Pat> = std::mem::take(&mut t.elems).into_iter().collect();
@@ -1686,7 +1755,7 @@ impl Desugar<'_> {
                     return Some(Self::poisoned(span));
                 }
             };
-        let (prelude, for_loop) = body.into_loop(&chain, tail, &element);
+        let (prelude, for_loop) = body.into_loop(&chain, tail, &element, &self.matrices);
         let acc_ty = acc_ty.map(|ty| quote!(: #ty));
         Some(syn::parse_quote_spanned! {span=>
             {
@@ -1877,7 +1946,7 @@ impl Desugar<'_> {
                 }
             },
         ];
-        let (prelude, for_loop) = body.into_loop(&chain, tail, &element);
+        let (prelude, for_loop) = body.into_loop(&chain, tail, &element, &self.matrices);
         // Typed, or a method called on it (`a.max(b)`, `is_nan`) would be of an ambiguous `{float}`.
         let (init, acc_ty) = match acc_ty {
             Some(ty) => (quote!(0), Some(quote!(: #ty))),
@@ -1923,7 +1992,7 @@ impl Desugar<'_> {
             return None;
         }
         // A chain of pairs (`.enumerate()`, `.zip(..)`) has tuples of references for items: not copied.
-        if !matches!(element_shape(receiver), Shape::Ref) {
+        if !matches!(element_shape(receiver, &self.matrices), Shape::Ref) {
             return None;
         }
         let mut select = select.clone();
@@ -1978,7 +2047,7 @@ impl Desugar<'_> {
         let empty = self.fresh("empty");
         let element = self.fresh("element");
         let mut body = self.body_of(&chain, &element);
-        let (pattern, value) = self.element_names(&element_shape(&chain.source));
+        let (pattern, value) = self.element_names(&element_shape(&chain.source, &self.matrices));
         let value = body.element(pattern, value);
         let counter = self.fresh("seen");
         let position = self.fresh("position");
@@ -2005,7 +2074,7 @@ impl Desugar<'_> {
                 #empty = false;
             }
         }];
-        let (prelude, for_loop) = body.into_loop(&chain, tail, &element);
+        let (prelude, for_loop) = body.into_loop(&chain, tail, &element, &self.matrices);
         let result = self.unwrapped(&acc, &empty, message, default);
         let start = quote!(let mut #acc: usize = 0;);
         Some(kept_one(span, start, &empty, prelude, for_loop, result))
@@ -2074,7 +2143,7 @@ impl Desugar<'_> {
             syn::parse_quote!(#acc = #next;),
             syn::parse_quote!(#empty = false;),
         ];
-        let (prelude, for_loop) = body.into_loop(&chain, tail, &element);
+        let (prelude, for_loop) = body.into_loop(&chain, tail, &element, &self.matrices);
         // An integer (`Some(i)` of an index `.enumerate()` counts): an untyped `0`, of the value's
         // integer type; else the function's float.
         let (init, acc_ty) = match integer_value(&f.inputs[0], &chain, &value) {
@@ -2118,7 +2187,7 @@ impl Desugar<'_> {
             Some((index, window)) => Body::over(index, window.clone()),
             None => Body::new(),
         };
-        let shape = element_shape(&chain.source);
+        let shape = element_shape(&chain.source, &self.matrices);
         for stage in &chain.stages {
             match stage {
                 Stage::Map(func) => body.apply(func, element),
@@ -2222,7 +2291,7 @@ impl Desugar<'_> {
                 let (pb, eb) = self.element_names(b);
                 (syn::parse_quote!((#pa, #pb)), syn::parse_quote!((#ea, #eb)))
             }
-            Shape::Value | Shape::Ref => {
+            Shape::Value | Shape::Ref | Shape::Row => {
                 let name = self.fresh("element");
                 (syn::parse_quote!(#name), syn::parse_quote!(#name))
             }
@@ -2286,12 +2355,16 @@ impl Desugar<'_> {
         let mut stmts = Body::nest(stmts, body.guards);
         let arrays = array_names(&stmts);
         borrow_rows(&mut stmts, &body.zip_items, &arrays);
-        *f.pat = by_reference(pattern.clone(), &element_shape(&chain.source), &arrays);
+        *f.pat = by_reference(
+            pattern.clone(),
+            &element_shape(&chain.source, &self.matrices),
+            &arrays,
+        );
         *f.expr = chain.source;
         f.body.stmts = stmts;
         let then = chain.then.map(|then| {
             let mut second = f.clone();
-            *second.pat = by_reference(pattern, &element_shape(&then), &arrays);
+            *second.pat = by_reference(pattern, &element_shape(&then, &self.matrices), &arrays);
             *second.expr = then;
             second
         });

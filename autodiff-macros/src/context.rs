@@ -608,20 +608,40 @@ pub(crate) fn sibling_integer_parameters(callee: &syn::Path) -> Option<Vec<bool>
         [ty, name] if ty.starts_with(|c: char| c.is_ascii_uppercase()) => {
             integer_parameters_at(blocks, offset, &format!("{ty}::{name}"))
         }
-        // `util::log_factorial(k)`, `super::helpers::f(k)`: a function of an inline module of the file.
-        [modules @ .., name] => {
-            let module = module_of_path(module_at(blocks, offset), modules)?;
-            let functions = blocks
-                .functions
-                .get_or_init(|| module_functions(&blocks.text));
-            match functions.get(&(module, name.clone()))?.as_slice() {
-                [one] => Some(one.integers.clone()),
-                _ => None,
-            }
-        }
-        _ => None,
+        // `util::log_factorial(k)`, `super::Model::series(..)`, `self::helper(..)`: the module the path
+        // names, from the caller's.
+        _ => path_integer_parameters(blocks, offset, &names),
     })
     .flatten()
+}
+
+// Input:  `super::Osc::loss_with`, called in `mod tuning` inside `mod smd`, of a file declaring
+//         `impl Osc { fn loss_with(k: f64, steps: usize) .. }` in `mod smd`
+// Output: Some([false, true])
+/// [`sibling_integer_parameters`] of a path of several segments (`util::f`, `self::f`, `super::a::f`),
+/// relative to the inline module around `offset`: the one declaration of its last segment in the module
+/// the path names, or of its last two as an associated function (`super::Osc::loss_with`:
+/// `Osc::loss_with` in the parent). `None` where the path may leave the file (`crate::`, `super::` out of
+/// its top) or names a module or function the file does not declare inline.
+fn path_integer_parameters(blocks: &Blocks, offset: usize, names: &[String]) -> Option<Vec<bool>> {
+    let (name, modules) = names.split_last()?;
+    let functions = blocks
+        .functions
+        .get_or_init(|| module_functions(&blocks.text));
+    let one = |module: Vec<String>, callee: String| match functions.get(&(module, callee)) {
+        Some(found) if found.len() == 1 => Some(found[0].integers.clone()),
+        _ => None,
+    };
+    let caller = module_at(blocks, offset);
+    if let Some(found) = module_of_path(caller.clone(), modules).and_then(|m| one(m, name.clone()))
+    {
+        return Some(found);
+    }
+    let (ty, outer) = modules.split_last()?;
+    if !ty.starts_with(|c: char| c.is_ascii_uppercase()) {
+        return None;
+    }
+    one(module_of_path(caller, outer)?, format!("{ty}::{name}"))
 }
 
 // Input:  the caller's module `["model"]` and the path's modules `["super", "util"]`
@@ -631,12 +651,15 @@ pub(crate) fn sibling_integer_parameters(callee: &syn::Path) -> Option<Vec<bool>
 /// root, `super::` out of its top) or names a type.
 fn module_of_path(mut from: Vec<String>, modules: &[String]) -> Option<Vec<String>> {
     for (i, segment) in modules.iter().enumerate() {
+        let leading = modules[..i].iter().all(|m| m == "super" || m == "self");
         match segment.as_str() {
             "self" if i == 0 => {}
-            "super" => {
+            "super" if leading => {
                 from.pop()?;
             }
-            name if name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_') => {
+            name if name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+                && !["self", "super", "crate"].contains(&name) =>
+            {
                 from.push(name.to_owned())
             }
             _ => return None,

@@ -1199,9 +1199,9 @@ impl<'a> Emitter<'a> {
                     if mode == Mode::Recompute || self.unread_offsets.contains_key(array) {
                         continue;
                     }
-                    for operand in stmt.operands() {
-                        need.extend(operand.var());
-                    }
+                    // A row of a matrix read in place is copied from the matrix by its index, not by the
+                    // bounds from its row offsets, which may not be made (`views::unread_offsets`).
+                    need.extend(self.window_refs(stmt));
                     let name = self.array_name(*array);
                     let info = &self.f.arrays[array.0 as usize];
                     let init = self.array_init(init, info.fixed);
