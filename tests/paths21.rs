@@ -227,3 +227,73 @@ fn order_k_reaches_through_calls_by_a_path() {
         }
     }
 }
+
+/// A module named like a function of its own, which glob-imports its parent (a natural layout: `mod huber
+/// { use super::*; fn huber(..) }`). The call site's `use huber as __callee` saw both the companion type
+/// `huber` and the glob-imported module `huber` (rustc's E0659, "ambiguous"); a callee named like the
+/// module the caller is in is now looked up as `self::huber` (`context::in_module_named`).
+mod huber {
+    use super::*;
+
+    /// The Huber loss of a residual, at a threshold.
+    #[differentiable(order = 2)]
+    pub fn huber(r: f64, delta: f64) -> f64 {
+        if r.abs() <= delta {
+            0.5 * r * r
+        } else {
+            delta * (r.abs() - 0.5 * delta)
+        }
+    }
+
+    #[differentiable]
+    pub fn total(r: &[f64], delta: f64) -> f64 {
+        let mut s = 0.0;
+        for &x in r {
+            s += huber(x, delta);
+        }
+        s
+    }
+
+    #[differentiable(order = 2)]
+    pub fn scaled(r: f64, delta: f64) -> f64 {
+        3.0 * huber(r, delta) * r
+    }
+}
+
+#[test]
+fn a_function_named_like_its_module() {
+    let mut inputs = Inputs(41_002);
+    for _ in 0..12 {
+        let r: Vec<f64> = (0..5).map(|_| 2.0 * inputs.next()).collect();
+        let delta = 0.5 + 0.5 * inputs.next().abs();
+        // d/dr_i: r_i inside the threshold, delta * sign(r_i) outside; d/ddelta: 0 inside,
+        // |r_i| - delta outside.
+        let (v, (gr, gd)) = huber::total_grad(&r, delta);
+        assert_close(v, huber::total(&r, delta), 1e-15, "value");
+        let mut expected_d = 0.0;
+        for (i, &x) in r.iter().enumerate() {
+            let (inside, outside) = (x, delta * x.signum());
+            assert_close(
+                gr[i],
+                if x.abs() <= delta { inside } else { outside },
+                1e-12,
+                "d/dr",
+            );
+            if x.abs() > delta {
+                expected_d += x.abs() - delta;
+            }
+        }
+        assert_close(gd, expected_d, 1e-12, "d/ddelta");
+        // scaled = 3 h(r) r: d2/dr2 = 3 (h'' r + 2 h'), with h'' = 1 inside, 0 outside.
+        let x = r[0];
+        let (_, g, h) = huber::scaled_hessian(x, delta);
+        let (h1, h2) = if x.abs() <= delta {
+            (x, 1.0)
+        } else {
+            (delta * x.signum(), 0.0)
+        };
+        let hv = huber::huber(x, delta);
+        assert_close(g.0, 3.0 * (h1 * x + hv), 1e-12, "scaled d/dr");
+        assert_close(h[0][0], 3.0 * (h2 * x + 2.0 * h1), 1e-10, "scaled d2/dr2");
+    }
+}

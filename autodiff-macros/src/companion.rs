@@ -1227,6 +1227,23 @@ pub(crate) fn derivative_of(callee: &syn::ExprPath, item: &str, arguments: usize
     derivative_of_checked(callee, item, arguments, Lookup::Checked(&[]))
 }
 
+// Input:  `huber`, called in `mod huber { use super::*; .. }`
+// Output: `self::huber`
+/// A callee's path as the lookups of `autodiff_core` import it (`use path as __callee`): a function named
+/// like the inline module the call is in, which glob-imports its parent (`mod huber { use super::*; ..
+/// huber(x, d) .. }`), by `self::`, since `use huber` would see both the companion type and the module
+/// `huber` (rustc's E0659, "ambiguous"); any other path as it is.
+pub(crate) fn imported(path: &syn::Path) -> syn::Path {
+    let mut path = path.clone();
+    if path.leading_colon.is_none()
+        && path.segments.len() == 1
+        && crate::context::in_module_named(&crate::naming::unraw(&path.segments[0].ident))
+    {
+        path.segments.insert(0, syn::parse_quote!(self));
+    }
+    path
+}
+
 // Input:  a call `g(a, t)` with both arguments differentiated
 // Output: ::autodiff::__private::derivative_of!(g, vjp(_, _, _); through 0usize, 1usize).vjp
 /// As [`derivative_of`], with a compile-time check that the callee differentiates through the parameters
@@ -1288,7 +1305,7 @@ fn derivative_of_checked(
             None => path.to_token_stream(),
         };
     }
-    let mut path = callee.path.clone();
+    let mut path = imported(&callee.path);
     let Some(last) = path.segments.last_mut() else {
         return callee.to_token_stream();
     };
@@ -1338,7 +1355,7 @@ pub(crate) fn companion_path(callee: &syn::ExprPath) -> Option<(syn::Path, Optio
     let mut path = callee.path.clone();
     path.segments.last_mut()?.arguments = syn::PathArguments::None;
     let registered = crate::naming::registered_path(&path);
-    Some((path, registered))
+    Some((imported(&path), registered))
 }
 
 // Input:  a call `bump(0.5, t)` in the hidden `__vjp_all`, `t` outside `wrt(..)`

@@ -668,6 +668,27 @@ fn module_of_path(mut from: Vec<String>, modules: &[String]) -> Option<Vec<Strin
     Some(from)
 }
 
+// Input:  `huber`, for an attribute in `mod huber { use super::*; #[differentiable] fn total(..) }`
+// Output: true
+/// Is the innermost block around the attribute the body of an inline module named `name` (not a function's
+/// body inside it, where `self::` would not reach the function's own items)?
+pub(crate) fn in_module_named(name: &str) -> bool {
+    call_site(|blocks, offset| {
+        let (open, _, _) = blocks
+            .blocks
+            .iter()
+            .filter(|(open, close, _)| *open < offset && offset < *close)
+            .max_by_key(|(open, _, _)| *open)?;
+        let start = *blocks.headers.get(open)?;
+        let header = blocks.text.get(start..*open)?;
+        let mut words = header.split_whitespace().skip_while(|w| *w != "mod");
+        words.next()?;
+        Some(words.next()?.trim_start_matches("r#") == name)
+    })
+    .flatten()
+    .unwrap_or(false)
+}
+
 /// The name of the type of the innermost `impl` block around `offset` (`Pendulum` of `impl<T> Pendulum<T>`).
 fn impl_type_at(blocks: &Blocks, offset: usize) -> Option<String> {
     let (open, _, _) = blocks

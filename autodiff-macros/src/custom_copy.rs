@@ -754,7 +754,7 @@ pub(crate) fn look_up_copies(
             let fallback = crate::naming::copy_lookup_registered(&found.label);
             quote!(, #key, #fallback)
         });
-        let path = &found.path;
+        let path = crate::companion::imported(&found.path);
         lookups.push(syn::parse_quote! {
             ::autodiff::__private::copy_by_name!(#path, #copy, #module, #marker, (#(#placeholders),*) #registered);
         });

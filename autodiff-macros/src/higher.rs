@@ -470,6 +470,7 @@ fn registration_checks(item: &syn::ItemFn, active_calls: &[String]) -> Vec<Token
                 .segments
                 .last()
                 .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
+            let path = crate::companion::imported(&path);
             quote_spanned! {span=>
                 ::autodiff::__private::check_generic_copy!(#path #key);
             }

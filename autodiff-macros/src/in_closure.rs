@@ -160,7 +160,10 @@ impl VisitMut for Rewrite {
             }};
             return;
         }
-        let Some(path) = self.importable(call) else {
+        let Some(path) = self
+            .importable(call)
+            .map(|p| crate::companion::imported(&p))
+        else {
             return;
         };
         *expr = syn::parse_quote! {

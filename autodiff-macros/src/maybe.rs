@@ -283,7 +283,11 @@ impl CopyCall {
     /// The callable, as the copy's body and the primal of its sweeps write it:
     /// `(::autodiff::__private::copy_or_as_written!(bump, __S, (__a0: f64, __a1: _, __a2: const)))`.
     pub(crate) fn written(&self) -> TokenStream {
-        let (path, scalar, names) = (&self.path, &self.scalar, self.names());
+        let (path, scalar, names) = (
+            crate::companion::imported(&self.path),
+            &self.scalar,
+            self.names(),
+        );
         let modes = self.args.iter().map(|a| match a {
             CopyArg::Float(ty) => quote!(#ty),
             CopyArg::Other => quote!(_),
@@ -421,7 +425,7 @@ impl CopyCall {
 
     /// `found_of!(bump)`: does the callee have derivatives?
     pub(crate) fn found(&self) -> TokenStream {
-        let (path, registered) = (&self.path, self.registered());
+        let (path, registered) = (crate::companion::imported(&self.path), self.registered());
         quote!(::autodiff::__private::found_of!(#path #registered))
     }
 
@@ -434,7 +438,7 @@ impl CopyCall {
         types: &[TokenStream],
         checked: bool,
     ) -> TokenStream {
-        let (path, registered) = (&self.path, self.registered());
+        let (path, registered) = (crate::companion::imported(&self.path), self.registered());
         let item = Ident::new(item, proc_macro2::Span::call_site());
         match checked {
             true => {
