@@ -293,6 +293,7 @@ fn a_function_named_like_its_module() {
             (delta * x.signum(), 0.0)
         };
         let hv = huber::huber(x, delta);
+        assert_close(huber::scaled(x, delta), 3.0 * hv * x, 1e-15, "scaled");
         assert_close(g.0, 3.0 * (h1 * x + hv), 1e-12, "scaled d/dr");
         assert_close(h[0][0], 3.0 * (h2 * x + 2.0 * h1), 1e-10, "scaled d2/dr2");
     }
