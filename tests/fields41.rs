@@ -1,0 +1,280 @@
+//! A `Differentiable` struct's array field passed on whole to another `#[differentiable]` function
+//! (session 41's outside trial): by value (`loss_with(o.k * s, o.x0)`, `x0: [f64; 2]`), where the
+//! tangent sweep's zero of the field input was `constant_zero` of a scalar (rustc's E0277 on
+//! `ConstantZero`), with by-reference controls (`&o.x0`, `&h.v` of a `Vec<f64>` field).
+//!
+//! Each gradient against central differences on seeded points and by hand, `_grad_into` bit for bit
+//! equal to `_grad`, `_vjp` and `_jvp` against the gradient, and at `order = 2` the Hessian against
+//! central differences of `_grad` (through `common::contract::audit`).
+
+mod common;
+
+use autodiff::{differentiable, Differentiable};
+use common::contract::{audit, Items};
+use common::Inputs;
+
+#[derive(Clone, Debug, Differentiable)]
+pub struct Osc {
+    pub k: f64,
+    pub x0: [f64; 2],
+}
+
+#[differentiable]
+pub fn loss_with(k: f64, x0: [f64; 2]) -> f64 {
+    k * x0[0] * x0[0] + x0[1].sin() * k
+}
+
+/// The repro: the array field on whole, by value.
+#[differentiable]
+pub fn sweep2(o: &Osc, s: f64) -> f64 {
+    loss_with(o.k * s, o.x0)
+}
+
+#[differentiable]
+pub fn loss_ref(k: f64, x0: &[f64; 2]) -> f64 {
+    k * x0[0] * x0[0] + x0[1].sin() * k
+}
+
+/// Control: the array field by reference.
+#[differentiable]
+pub fn sweep2_ref(o: &Osc, s: f64) -> f64 {
+    loss_ref(o.k * s, &o.x0)
+}
+
+#[derive(Clone, Debug, Differentiable)]
+pub struct H {
+    pub v: Vec<f64>,
+}
+
+#[differentiable]
+pub fn horner_f64(c: &[f64], t: f64) -> f64 {
+    let mut acc = 0.0;
+    for &ci in c.iter().rev() {
+        acc = acc * t + ci;
+    }
+    acc
+}
+
+/// Control: a `Vec<f64>` field by reference to an `f64` helper, at `order = 2`.
+#[differentiable(order = 2)]
+pub fn b_f64(h: &H, t: f64) -> f64 {
+    horner_f64(&h.v, t).sin()
+}
+
+/// Points of `n` coordinates in `[lo, hi)`, from `seed`.
+fn points(seed: u64, n: usize, count: usize, lo: f64, hi: f64) -> Vec<Vec<f64>> {
+    let mut r = Inputs(seed);
+    (0..count)
+        .map(|_| {
+            (0..n)
+                .map(|_| lo + (hi - lo) * (r.next() + 1.0) / 2.0)
+                .collect()
+        })
+        .collect()
+}
+
+/// `_grad_into` against `_grad`: the same bits.
+fn same_bits(a: &[f64], b: &[f64], what: &str) {
+    let a: Vec<u64> = a.iter().map(|x| x.to_bits()).collect();
+    let b: Vec<u64> = b.iter().map(|x| x.to_bits()).collect();
+    assert_eq!(a, b, "{what}: _grad_into is not bit for bit _grad");
+}
+
+/// `(o, s)` from flat `[k, x0[0], x0[1], s]`.
+fn osc(x: &[f64]) -> (Osc, f64) {
+    (
+        Osc {
+            k: x[0],
+            x0: [x[1], x[2]],
+        },
+        x[3],
+    )
+}
+
+fn flat(g: &(Osc, f64)) -> Vec<f64> {
+    let mut v = g.0.to_flat();
+    v.push(g.1);
+    v
+}
+
+/// `k s x0[0]^2 + k s sin(x0[1])` by hand, over `[k, x0[0], x0[1], s]`.
+fn sweep_by_hand(x: &[f64]) -> Vec<f64> {
+    let (k, a, b, s) = (x[0], x[1], x[2], x[3]);
+    let inner = a * a + b.sin();
+    vec![s * inner, 2.0 * k * s * a, k * s * b.cos(), k * inner]
+}
+
+fn osc_items<'a>(
+    what: &'a str,
+    primal: &'a dyn Fn(&Osc, f64) -> f64,
+    grad: &'a dyn Fn(&Osc, f64) -> (f64, (Osc, f64)),
+    vjp: &'a dyn Fn(&Osc, f64, f64) -> (f64, (Osc, f64)),
+    jvp: &'a dyn Fn(&Osc, f64, (Osc, f64)) -> (f64, f64),
+    grad_into: &'a dyn Fn(&Osc, f64, (&mut Osc, &mut f64)) -> f64,
+) -> impl Fn(&[Vec<f64>]) + 'a {
+    move |pts| {
+        let grad_flat = |x: &[f64]| {
+            let (o, s) = osc(x);
+            let (v, g) = grad(&o, s);
+            (v, flat(&g))
+        };
+        let into_flat = |x: &[f64]| {
+            let (o, s) = osc(x);
+            let mut b = Osc {
+                k: f64::NAN,
+                x0: [f64::NAN; 2],
+            };
+            let mut bs = f64::NAN;
+            let v = grad_into(&o, s, (&mut b, &mut bs));
+            (v, flat(&(b, bs)))
+        };
+        for x in pts {
+            same_bits(&into_flat(x).1, &grad_flat(x).1, what);
+        }
+        audit(
+            &Items {
+                what,
+                primal: &|x| {
+                    let (o, s) = osc(x);
+                    primal(&o, s)
+                },
+                grad: &grad_flat,
+                vjp: &|x, d| {
+                    let (o, s) = osc(x);
+                    let (v, g) = vjp(&o, s, d);
+                    (v, flat(&g))
+                },
+                jvp: &|x, t| {
+                    let (o, s) = osc(x);
+                    let (to, ts) = osc(t);
+                    jvp(&o, s, (to, ts))
+                },
+                grad_into: &into_flat,
+                hvp: None,
+                hessian: None,
+                analytic: Some(&sweep_by_hand),
+            },
+            pts,
+        );
+    }
+}
+
+#[test]
+fn array_field_by_value_at_first_order() {
+    let pts = points(4101, 4, 12, -1.5, 1.5);
+    for x in &pts {
+        let (o, s) = osc(x);
+        assert_eq!(sweep2(&o, s), loss_with(o.k * s, o.x0));
+    }
+    osc_items(
+        "sweep2",
+        &sweep2,
+        &sweep2_grad,
+        &sweep2_vjp,
+        &sweep2_jvp,
+        &sweep2_grad_into,
+    )(&pts);
+}
+
+#[test]
+fn array_field_by_reference_at_first_order() {
+    let pts = points(4102, 4, 12, -1.5, 1.5);
+    osc_items(
+        "sweep2_ref",
+        &sweep2_ref,
+        &sweep2_ref_grad,
+        &sweep2_ref_vjp,
+        &sweep2_ref_jvp,
+        &sweep2_ref_grad_into,
+    )(&pts);
+}
+
+/// `sin(sum c_i t^i)`'s gradient by hand over `[c.., t]`.
+fn b_by_hand(x: &[f64]) -> Vec<f64> {
+    let (c, t) = (&x[..x.len() - 1], x[x.len() - 1]);
+    let p: f64 = c
+        .iter()
+        .enumerate()
+        .map(|(i, ci)| ci * t.powi(i as i32))
+        .sum();
+    let dp: f64 = (c.iter().enumerate().skip(1))
+        .map(|(i, ci)| i as f64 * ci * t.powi(i as i32 - 1))
+        .sum();
+    let mut g: Vec<f64> = (0..c.len()).map(|i| p.cos() * t.powi(i as i32)).collect();
+    g.push(p.cos() * dp);
+    g
+}
+
+fn h_of(x: &[f64]) -> (H, f64) {
+    (
+        H {
+            v: x[..x.len() - 1].to_vec(),
+        },
+        x[x.len() - 1],
+    )
+}
+
+fn h_flat(g: &(H, f64)) -> Vec<f64> {
+    let mut v = g.0.to_flat();
+    v.push(g.1);
+    v
+}
+
+#[test]
+fn vec_field_by_reference_to_an_f64_helper_at_order_2() {
+    let pts = points(4103, 4, 12, -1.0, 1.0);
+    for x in &pts {
+        let (h, t) = h_of(x);
+        let (_, g) = b_f64_grad(&h, t);
+        let mut bh = H {
+            v: vec![f64::NAN; 3],
+        };
+        let mut bt = f64::NAN;
+        b_f64_grad_into(&h, t, (&mut bh, &mut bt));
+        same_bits(&h_flat(&(bh, bt)), &h_flat(&g), "b_f64");
+    }
+    audit(
+        &Items {
+            what: "b_f64",
+            primal: &|x| {
+                let (h, t) = h_of(x);
+                b_f64(&h, t)
+            },
+            grad: &|x| {
+                let (h, t) = h_of(x);
+                let (v, g) = b_f64_grad(&h, t);
+                (v, h_flat(&g))
+            },
+            vjp: &|x, d| {
+                let (h, t) = h_of(x);
+                let (v, g) = b_f64_vjp(&h, t, d);
+                (v, h_flat(&g))
+            },
+            jvp: &|x, tg| {
+                let (h, t) = h_of(x);
+                let (th, tt) = h_of(tg);
+                b_f64_jvp(&h, t, (th, tt))
+            },
+            grad_into: &|x| {
+                let (h, t) = h_of(x);
+                let mut bh = H { v: vec![0.0; 3] };
+                let mut bt = 0.0;
+                let v = b_f64_grad_into(&h, t, (&mut bh, &mut bt));
+                (v, h_flat(&(bh, bt)))
+            },
+            hvp: Some(&|x, v| {
+                let (h, t) = h_of(x);
+                let (vh, vt) = h_of(v);
+                let (f, g, hv) = b_f64_hvp(&h, t, (vh, vt));
+                (f, h_flat(&g), h_flat(&hv))
+            }),
+            hessian: Some(&|x| {
+                let (h, t) = h_of(x);
+                let (f, g, hm) = b_f64_hessian(&h, t);
+                (f, h_flat(&g), hm)
+            }),
+            analytic: Some(&b_by_hand),
+        },
+        &pts,
+    );
+}
