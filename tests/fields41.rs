@@ -9,7 +9,7 @@
 
 mod common;
 
-use autodiff::{differentiable, Differentiable};
+use autodiff::{differentiable, Differentiable, Float};
 use common::contract::{audit, Items};
 use common::Inputs;
 
@@ -220,61 +220,102 @@ fn h_flat(g: &(H, f64)) -> Vec<f64> {
     v
 }
 
+/// `b_f64`'s items, or `b`'s (the same function through a generic helper), on flat `[v.., t]`.
+macro_rules! audit_b {
+    ($f:ident, $grad:ident, $vjp:ident, $jvp:ident, $into:ident, $hvp:ident, $hessian:ident, $seed:expr) => {{
+        let pts = points($seed, 4, 12, -1.0, 1.0);
+        for x in &pts {
+            let (h, t) = h_of(x);
+            let (_, g) = $grad(&h, t);
+            let mut bh = H {
+                v: vec![f64::NAN; 3],
+            };
+            let mut bt = f64::NAN;
+            $into(&h, t, (&mut bh, &mut bt));
+            same_bits(&h_flat(&(bh, bt)), &h_flat(&g), stringify!($f));
+        }
+        audit(
+            &Items {
+                what: stringify!($f),
+                primal: &|x| {
+                    let (h, t) = h_of(x);
+                    $f(&h, t)
+                },
+                grad: &|x| {
+                    let (h, t) = h_of(x);
+                    let (v, g) = $grad(&h, t);
+                    (v, h_flat(&g))
+                },
+                vjp: &|x, d| {
+                    let (h, t) = h_of(x);
+                    let (v, g) = $vjp(&h, t, d);
+                    (v, h_flat(&g))
+                },
+                jvp: &|x, tg| {
+                    let (h, t) = h_of(x);
+                    let (th, tt) = h_of(tg);
+                    $jvp(&h, t, (th, tt))
+                },
+                grad_into: &|x| {
+                    let (h, t) = h_of(x);
+                    let mut bh = H { v: vec![0.0; 3] };
+                    let mut bt = 0.0;
+                    let v = $into(&h, t, (&mut bh, &mut bt));
+                    (v, h_flat(&(bh, bt)))
+                },
+                hvp: Some(&|x, v| {
+                    let (h, t) = h_of(x);
+                    let (vh, vt) = h_of(v);
+                    let (f, g, hv) = $hvp(&h, t, (vh, vt));
+                    (f, h_flat(&g), h_flat(&hv))
+                }),
+                hessian: Some(&|x| {
+                    let (h, t) = h_of(x);
+                    let (f, g, hm) = $hessian(&h, t);
+                    (f, h_flat(&g), hm)
+                }),
+                analytic: Some(&b_by_hand),
+            },
+            &pts,
+        );
+    }};
+}
+
+#[test]
+fn vec_field_by_reference_to_a_generic_helper_at_order_2() {
+    audit_b!(b, b_grad, b_vjp, b_jvp, b_grad_into, b_hvp, b_hessian, 4104);
+    // The same values as through the `f64` helper.
+    for x in &points(4105, 4, 10, -1.0, 1.0) {
+        let (h, t) = h_of(x);
+        assert_eq!(b(&h, t), b_f64(&h, t));
+    }
+}
+
 #[test]
 fn vec_field_by_reference_to_an_f64_helper_at_order_2() {
-    let pts = points(4103, 4, 12, -1.0, 1.0);
-    for x in &pts {
-        let (h, t) = h_of(x);
-        let (_, g) = b_f64_grad(&h, t);
-        let mut bh = H {
-            v: vec![f64::NAN; 3],
-        };
-        let mut bt = f64::NAN;
-        b_f64_grad_into(&h, t, (&mut bh, &mut bt));
-        same_bits(&h_flat(&(bh, bt)), &h_flat(&g), "b_f64");
-    }
-    audit(
-        &Items {
-            what: "b_f64",
-            primal: &|x| {
-                let (h, t) = h_of(x);
-                b_f64(&h, t)
-            },
-            grad: &|x| {
-                let (h, t) = h_of(x);
-                let (v, g) = b_f64_grad(&h, t);
-                (v, h_flat(&g))
-            },
-            vjp: &|x, d| {
-                let (h, t) = h_of(x);
-                let (v, g) = b_f64_vjp(&h, t, d);
-                (v, h_flat(&g))
-            },
-            jvp: &|x, tg| {
-                let (h, t) = h_of(x);
-                let (th, tt) = h_of(tg);
-                b_f64_jvp(&h, t, (th, tt))
-            },
-            grad_into: &|x| {
-                let (h, t) = h_of(x);
-                let mut bh = H { v: vec![0.0; 3] };
-                let mut bt = 0.0;
-                let v = b_f64_grad_into(&h, t, (&mut bh, &mut bt));
-                (v, h_flat(&(bh, bt)))
-            },
-            hvp: Some(&|x, v| {
-                let (h, t) = h_of(x);
-                let (vh, vt) = h_of(v);
-                let (f, g, hv) = b_f64_hvp(&h, t, (vh, vt));
-                (f, h_flat(&g), h_flat(&hv))
-            }),
-            hessian: Some(&|x| {
-                let (h, t) = h_of(x);
-                let (f, g, hm) = b_f64_hessian(&h, t);
-                (f, h_flat(&g), hm)
-            }),
-            analytic: Some(&b_by_hand),
-        },
-        &pts,
+    audit_b!(
+        b_f64,
+        b_f64_grad,
+        b_f64_vjp,
+        b_f64_jvp,
+        b_f64_grad_into,
+        b_f64_hvp,
+        b_f64_hessian,
+        4103
     );
+}
+
+#[differentiable]
+pub fn horner<T: Float>(c: &[T], t: T) -> T {
+    let mut acc = T::zero();
+    for &ci in c.iter().rev() {
+        acc = acc * t + ci;
+    }
+    acc
+}
+
+/// A `Vec<f64>` field by reference to a generic helper, at `order = 2`.
+#[differentiable(order = 2)]
+pub fn b(h: &H, t: f64) -> f64 {
+    horner(&h.v, t).sin()
 }
