@@ -1209,18 +1209,3 @@ mod tests {
         }
     }
 }
-#[cfg(test)]
-mod scratch41 {
-    #[test]
-    fn scratch41_dump() {
-        let text = crate::expand::differentiable(
-            quote::quote!(order = 2),
-            quote::quote!(
-                pub fn sweep2_o2(o: &Osc, s: f64) -> f64 {
-                    loss_with2(o.k * s, o.x0)
-                }
-            ),
-        );
-        std::fs::write("/tmp/f41/o2.rs", text.to_string()).unwrap();
-    }
-}
