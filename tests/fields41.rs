@@ -319,3 +319,133 @@ pub fn horner<T: Float>(c: &[T], t: T) -> T {
 pub fn b(h: &H, t: f64) -> f64 {
     horner(&h.v, t).sin()
 }
+#[differentiable(order = 2)]
+pub fn loss_with2(k: f64, x0: [f64; 2]) -> f64 {
+    k * x0[0] * x0[0] + x0[1].sin() * k
+}
+
+/// The repro at `order = 2`, every input active.
+#[differentiable(order = 2)]
+pub fn sweep2_o2(o: &Osc, s: f64) -> f64 {
+    loss_with2(o.k * s, o.x0)
+}
+
+impl Osc {
+    #[differentiable(order = 2)]
+    pub fn loss_with(k: f64, x0: [f64; 2]) -> f64 {
+        k * x0[0] * x0[0] + x0[1].sin() * k
+    }
+
+    /// The associated function the same way, `wrt(s)`, at `order = 2`.
+    #[differentiable(wrt(s), order = 2)]
+    pub fn sweep_s(o: &Osc, s: f64) -> f64 {
+        Osc::loss_with(o.k * s, o.x0)
+    }
+}
+
+#[test]
+fn array_field_by_value_at_order_2() {
+    let pts = points(4106, 4, 12, -1.5, 1.5);
+    for x in &pts {
+        let (o, s) = osc(x);
+        assert_eq!(sweep2_o2(&o, s), sweep2(&o, s));
+    }
+    osc_items(
+        "sweep2_o2",
+        &sweep2_o2,
+        &sweep2_o2_grad,
+        &sweep2_o2_vjp,
+        &sweep2_o2_jvp,
+        &sweep2_o2_grad_into,
+    )(&pts);
+    // The Hessian against central differences of `_grad`, and `_hvp` against it.
+    audit(
+        &Items {
+            what: "sweep2_o2 at order 2",
+            primal: &|x| {
+                let (o, s) = osc(x);
+                sweep2_o2(&o, s)
+            },
+            grad: &|x| {
+                let (o, s) = osc(x);
+                let (v, g) = sweep2_o2_grad(&o, s);
+                (v, flat(&g))
+            },
+            vjp: &|x, d| {
+                let (o, s) = osc(x);
+                let (v, g) = sweep2_o2_vjp(&o, s, d);
+                (v, flat(&g))
+            },
+            jvp: &|x, t| {
+                let (o, s) = osc(x);
+                sweep2_o2_jvp(&o, s, osc(t))
+            },
+            grad_into: &|x| {
+                let (o, s) = osc(x);
+                let (mut b, mut bs) = (o.zero_like(), 0.0);
+                let v = sweep2_o2_grad_into(&o, s, (&mut b, &mut bs));
+                (v, flat(&(b, bs)))
+            },
+            hvp: Some(&|x, v| {
+                let (o, s) = osc(x);
+                let (f, g, hv) = sweep2_o2_hvp(&o, s, osc(v));
+                (f, flat(&g), flat(&hv))
+            }),
+            hessian: Some(&|x| {
+                let (o, s) = osc(x);
+                let (f, g, h) = sweep2_o2_hessian(&o, s);
+                (f, flat(&g), h)
+            }),
+            analytic: Some(&sweep_by_hand),
+        },
+        &pts,
+    );
+}
+
+#[test]
+fn array_field_by_value_to_an_associated_function_with_wrt_at_order_2() {
+    let pts = points(4107, 4, 12, -1.5, 1.5);
+    for x in &pts {
+        let (o, s) = osc(x);
+        let (v, g) = Osc::sweep_s_grad(&o, s);
+        assert_eq!(v, sweep2(&o, s));
+        let mut b = f64::NAN;
+        Osc::sweep_s_grad_into(&o, s, &mut b);
+        same_bits(&[b], &[g], "Osc::sweep_s");
+    }
+    // Over `s` alone, the struct a constant: one audit per seeded struct.
+    for x in &pts {
+        let (o, s) = osc(x);
+        let by_hand = |y: &[f64]| vec![sweep_by_hand(&[o.k, o.x0[0], o.x0[1], y[0]])[3]];
+        audit(
+            &Items {
+                what: "Osc::sweep_s",
+                primal: &|y| Osc::sweep_s(&o, y[0]),
+                grad: &|y| {
+                    let (v, g) = Osc::sweep_s_grad(&o, y[0]);
+                    (v, vec![g])
+                },
+                vjp: &|y, d| {
+                    let (v, g) = Osc::sweep_s_vjp(&o, y[0], d);
+                    (v, vec![g])
+                },
+                jvp: &|y, t| Osc::sweep_s_jvp(&o, y[0], t[0]),
+                grad_into: &|y| {
+                    let mut b = 0.0;
+                    let v = Osc::sweep_s_grad_into(&o, y[0], &mut b);
+                    (v, vec![b])
+                },
+                hvp: Some(&|y, v| {
+                    let (f, g, hv) = Osc::sweep_s_hvp(&o, y[0], v[0]);
+                    (f, vec![g], vec![hv])
+                }),
+                hessian: Some(&|y| {
+                    let (f, g, h) = Osc::sweep_s_hessian(&o, y[0]);
+                    (f, vec![g], h)
+                }),
+                analytic: Some(&by_hand),
+            },
+            &[vec![s], vec![s + 0.37]],
+        );
+    }
+}
