@@ -104,13 +104,19 @@ fn sweep_by_hand(x: &[f64]) -> Vec<f64> {
     vec![s * inner, 2.0 * k * s * a, k * s * b.cos(), k * inner]
 }
 
+/// The items of a function of `(o, s)`.
+type OscGrad<'a> = &'a dyn Fn(&Osc, f64) -> (f64, (Osc, f64));
+type OscVjp<'a> = &'a dyn Fn(&Osc, f64, f64) -> (f64, (Osc, f64));
+type OscJvp<'a> = &'a dyn Fn(&Osc, f64, (Osc, f64)) -> (f64, f64);
+type OscInto<'a> = &'a dyn Fn(&Osc, f64, (&mut Osc, &mut f64)) -> f64;
+
 fn osc_items<'a>(
     what: &'a str,
     primal: &'a dyn Fn(&Osc, f64) -> f64,
-    grad: &'a dyn Fn(&Osc, f64) -> (f64, (Osc, f64)),
-    vjp: &'a dyn Fn(&Osc, f64, f64) -> (f64, (Osc, f64)),
-    jvp: &'a dyn Fn(&Osc, f64, (Osc, f64)) -> (f64, f64),
-    grad_into: &'a dyn Fn(&Osc, f64, (&mut Osc, &mut f64)) -> f64,
+    grad: OscGrad<'a>,
+    vjp: OscVjp<'a>,
+    jvp: OscJvp<'a>,
+    grad_into: OscInto<'a>,
 ) -> impl Fn(&[Vec<f64>]) + 'a {
     move |pts| {
         let grad_flat = |x: &[f64]| {
