@@ -2080,8 +2080,8 @@ mod smd {
         pub fn stiffness_sweep(o: &Oscillator, target: &[f64], scale: f64) -> f64 {
             // The `#[no_grad]` count passed on by a `super::` path: before, the hidden function over the
             // struct's values took it for a float (context::path_integer_parameters), rustc's E0308.
-            // The array field is copied: `o.x0` on whole to a `[f64; 2]` parameter is left for the
-            // report (E0277 on `ConstantZero` at first order).
+            // The array field is copied here; `o.x0` on whole to a `[f64; 2]` parameter is
+            // tests/fields41.rs's (E0277 on `ConstantZero` at first order, E0308 at `order = 2`, before).
             super::Oscillator::loss_with(
                 o.k * scale,
                 o.c,

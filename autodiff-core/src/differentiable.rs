@@ -753,6 +753,15 @@ impl<T: Float> ConstantZero for Dual<T> {
     }
 }
 
+// A field passed on whole by value (`g(p.x0)`, `x0: [f64; 2]`) reads as a scalar field does: its zero
+// tangent is the array of its components' zeros.
+impl<T: ConstantZero, const N: usize> ConstantZero for [T; N] {
+    #[inline]
+    fn constant_zero(&self) -> Self {
+        core::array::from_fn(|i| self[i].constant_zero())
+    }
+}
+
 /// The zero tangent of a scalar field.
 #[doc(hidden)]
 #[inline]

@@ -358,6 +358,24 @@ fn constant_field_at(
     }
 }
 
+// Input:  `Osc`, `x0`, of a file holding `#[derive(Differentiable)] struct Osc { k: f64, x0: [f64; 2] }`
+// Output: Some("[f64 ; 2]")
+/// The declared type of the field `field` of the struct named `name` (`Self`: the type of the inherent
+/// `impl` around the attribute), as tokens, where the source file shows that struct; `None` otherwise.
+pub(crate) fn declared_field_type(name: &str, field: &str) -> Option<String> {
+    call_site(|blocks, offset| {
+        let name = match name {
+            "Self" => impl_type_at(blocks, offset)?,
+            name => name.to_owned(),
+        };
+        declared_at(blocks, offset, &name)?
+            .field_types
+            .get(field)
+            .cloned()
+    })
+    .flatten()
+}
+
 /// What a field's declared type that holds no float is ([`declared_constant_field`]).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum NoFloat {

@@ -130,6 +130,11 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
     };
     let mut block = block.clone();
     ZippedFields(&structs).visit_block_mut(&mut block);
+    ArrayFieldsByValue {
+        structs: &structs,
+        sig,
+    }
+    .visit_block_mut(&mut block);
     rewrite.visit_block_mut(&mut block);
     let found = rewrite.found;
     let mut uses = Uses::default();
@@ -488,6 +493,79 @@ impl VisitMut for ZippedFields<'_> {
         let iterated: Expr =
             syn::parse_quote_spanned!(syn::spanned::Spanned::span(&**field)=> #field.iter());
         m.args[0] = iterated;
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+// Input:  fn sweep(o: &Osc, s: f64) -> f64 { loss_with(o.k * s, o.x0) }
+//         (the file declares `struct Osc { k: f64, x0: [f64; 2] }`)
+// Output: fn sweep(o: &Osc, s: f64) -> f64 { loss_with(o.k * s, [o.x0[0], o.x0[1]]) }
+/// A field that the source file declares a fixed-size array of floats (`x0: [f64; 2]`), passed by value
+/// as an argument of a call, is passed as the array of its elements: the syntax alone takes a field passed
+/// by value for a scalar, whose `order = K` forms read one float of the struct's values view for it
+/// (rustc's E0308 at the call). Left as written where the file does not show the field's type.
+struct ArrayFieldsByValue<'a> {
+    structs: &'a [(usize, String)],
+    sig: &'a Signature,
+}
+
+impl ArrayFieldsByValue<'_> {
+    /// The largest array spread into its elements.
+    const MAX: usize = 64;
+
+    fn spread(&self, arg: &mut Expr) {
+        let Some((k, path)) = field_path(arg, self.structs) else {
+            return;
+        };
+        let [field] = &path[..] else {
+            return;
+        };
+        let Kind::Struct(syn::Type::Path(tp)) = &self.sig.params[self.structs[k].0].kind else {
+            return;
+        };
+        let Some(last) = tp.path.segments.last() else {
+            return;
+        };
+        let name = crate::naming::unraw(&last.ident);
+        let declared = crate::context::declared_field_type(&name, &crate::naming::unraw(field));
+        let Some(syn::Type::Array(array)) = declared.and_then(|t| syn::parse_str(&t).ok()) else {
+            return;
+        };
+        let float = matches!(&*array.elem, syn::Type::Path(e) if e.path.is_ident("f64") || e.path.is_ident("f32"));
+        let n = match &array.len {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(n),
+                ..
+            }) => n.base10_parse::<usize>().ok(),
+            _ => None,
+        };
+        let Some(n) = n.filter(|&n| float && n <= Self::MAX) else {
+            return;
+        };
+        let span = syn::spanned::Spanned::span(&*arg);
+        let whole = arg.clone();
+        let elements = (0..n).map(|i| {
+            let i = syn::Index::from(i);
+            quote::quote_spanned!(span=> #whole[#i])
+        });
+        *arg = syn::parse_quote_spanned!(span=> [#(#elements),*]);
+    }
+}
+
+impl VisitMut for ArrayFieldsByValue<'_> {
+    fn visit_expr_call_mut(&mut self, c: &mut syn::ExprCall) {
+        syn::visit_mut::visit_expr_call_mut(self, c);
+        for arg in &mut c.args {
+            self.spread(arg);
+        }
+    }
+
+    fn visit_expr_method_call_mut(&mut self, m: &mut syn::ExprMethodCall) {
+        syn::visit_mut::visit_expr_method_call_mut(self, m);
+        for arg in &mut m.args {
+            self.spread(arg);
+        }
     }
 
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
