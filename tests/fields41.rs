@@ -9,7 +9,7 @@
 
 mod common;
 
-use autodiff::{differentiable, Differentiable, Float};
+use autodiff::{differentiable, Differentiable};
 use common::contract::{audit, Items};
 use common::Inputs;
 
@@ -226,7 +226,7 @@ fn h_flat(g: &(H, f64)) -> Vec<f64> {
     v
 }
 
-/// `b_f64`'s items, or `b`'s (the same function through a generic helper), on flat `[v.., t]`.
+/// `b_f64`'s items on flat `[v.., t]`.
 macro_rules! audit_b {
     ($f:ident, $grad:ident, $vjp:ident, $jvp:ident, $into:ident, $hvp:ident, $hessian:ident, $seed:expr) => {{
         let pts = points($seed, 4, 12, -1.0, 1.0);
@@ -288,16 +288,6 @@ macro_rules! audit_b {
 }
 
 #[test]
-fn vec_field_by_reference_to_a_generic_helper_at_order_2() {
-    audit_b!(b, b_grad, b_vjp, b_jvp, b_grad_into, b_hvp, b_hessian, 4104);
-    // The same values as through the `f64` helper.
-    for x in &points(4105, 4, 10, -1.0, 1.0) {
-        let (h, t) = h_of(x);
-        assert_eq!(b(&h, t), b_f64(&h, t));
-    }
-}
-
-#[test]
 fn vec_field_by_reference_to_an_f64_helper_at_order_2() {
     audit_b!(
         b_f64,
@@ -311,20 +301,6 @@ fn vec_field_by_reference_to_an_f64_helper_at_order_2() {
     );
 }
 
-#[differentiable]
-pub fn horner<T: Float>(c: &[T], t: T) -> T {
-    let mut acc = T::zero();
-    for &ci in c.iter().rev() {
-        acc = acc * t + ci;
-    }
-    acc
-}
-
-/// A `Vec<f64>` field by reference to a generic helper, at `order = 2`.
-#[differentiable(order = 2)]
-pub fn b(h: &H, t: f64) -> f64 {
-    horner(&h.v, t).sin()
-}
 #[differentiable(order = 2)]
 pub fn loss_with2(k: f64, x0: [f64; 2]) -> f64 {
     k * x0[0] * x0[0] + x0[1].sin() * k

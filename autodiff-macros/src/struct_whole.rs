@@ -1294,11 +1294,7 @@ pub(crate) mod pairs {
         let associated = crate::expand::is_method(item);
         let plain = item.sig.receiver().is_none()
             && (associated || crate::context::written_in_module(name))
-            // Generic only over its float type (`fn horner<T: Float>(c: &[T], t: T)`): its pairs too.
-            && (item.sig.generics.params.is_empty()
-                || (item.sig.generics.where_clause.is_none()
-                    && crate::signature::float_type_params(&item.sig.generics).len()
-                        == item.sig.generics.params.len()))
+            && item.sig.generics.params.is_empty()
             && !crate::naming::unraw(name).starts_with("__")
             && item.sig.asyncness.is_none()
             && item.sig.unsafety.is_none()
@@ -1380,7 +1376,7 @@ pub(crate) mod pairs {
         // ambiguous where a glob import brings the same name (rustc's E0659 at the macro's import of it),
         // and by a path its generic copy would not be made (`shadow::why_no_copy`).
         let callee = format_ident!("{}_callee", pairs);
-        let (vis, ret, generics) = (&item.vis, &item.sig.output, &item.sig.generics);
+        let (vis, ret) = (&item.vis, &item.sig.output);
         let (import, callee) = match associated {
             true => (TokenStream::new(), quote!(Self::#name)),
             false => (
@@ -1398,7 +1394,7 @@ pub(crate) mod pairs {
             #[doc(hidden)]
             #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
             #[inline(always)]
-            #vis fn #pairs #generics (#(#params),*) #ret {
+            #vis fn #pairs(#(#params),*) #ret {
                 #(#matrices)*
                 #callee(#(#args),*)
             }
