@@ -11,7 +11,7 @@ mod common;
 
 use autodiff::{differentiable, Differentiable};
 use common::contract::{audit, Items};
-use common::Inputs;
+use common::points;
 
 #[derive(Clone, Debug, Differentiable)]
 pub struct Osc {
@@ -59,18 +59,6 @@ pub fn horner_f64(c: &[f64], t: f64) -> f64 {
 #[differentiable(order = 2)]
 pub fn b_f64(h: &H, t: f64) -> f64 {
     horner_f64(&h.v, t).sin()
-}
-
-/// Points of `n` coordinates in `[lo, hi)`, from `seed`.
-fn points(seed: u64, n: usize, count: usize, lo: f64, hi: f64) -> Vec<Vec<f64>> {
-    let mut r = Inputs(seed);
-    (0..count)
-        .map(|_| {
-            (0..n)
-                .map(|_| lo + (hi - lo) * (r.next() + 1.0) / 2.0)
-                .collect()
-        })
-        .collect()
 }
 
 /// `_grad_into` against `_grad`: the same bits.

@@ -23,7 +23,7 @@
 
 mod common;
 
-use common::{assert_all_close, assert_close, fd_jacobian, Inputs};
+use common::{assert_all_close, assert_close, fd_jacobian, points};
 
 /// The gradient of `f` at `x` by fourth-order central differences.
 fn fd_grad(f: impl Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
@@ -139,18 +139,6 @@ fn check3(
         1e-5,
         &format!("{what}: f''' vs differences of f''"),
     );
-}
-
-/// Several points of `n` coordinates in `[lo, hi)`, from `seed`.
-fn points(seed: u64, n: usize, count: usize, lo: f64, hi: f64) -> Vec<Vec<f64>> {
-    let mut r = Inputs(seed);
-    (0..count)
-        .map(|_| {
-            (0..n)
-                .map(|_| lo + (hi - lo) * (r.next() + 1.0) / 2.0)
-                .collect()
-        })
-        .collect()
 }
 
 // ---------------------------------------------------------------------------------------------------

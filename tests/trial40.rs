@@ -22,7 +22,9 @@
 
 mod common;
 
-use common::{assert_all_close, assert_close, fd_jacobian, Inputs};
+use common::{
+    assert_all_close, assert_close, check_dual, check_jacobian, fd_jacobian, points, Inputs,
+};
 
 /// The gradient of `f` at `x` by fourth-order central differences.
 fn fd_grad(f: impl Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
@@ -103,39 +105,6 @@ fn check2(
 fn check_hvp(what: &str, hessian: &[Vec<f64>], g: &[f64], v: &[f64], hvp: (Vec<f64>, Vec<f64>)) {
     assert_all_close(&hvp.0, g, 1e-10, &format!("{what}: gradient of _hvp"));
     assert_all_close(&hvp.1, &times(hessian, v), 1e-9, &format!("{what}: _hvp"));
-}
-
-/// `c · (J t)` (from `_jvp`) against `(c J) · t` (from `_vjp`).
-#[track_caller]
-fn check_dual(what: &str, c: &[f64], jt: &[f64], cj: &[f64], t: &[f64]) {
-    let (a, b) = (dot(c, jt), dot(cj, t));
-    let scale: f64 = cj.iter().zip(t).map(|(g, t)| (g * t).abs()).sum::<f64>();
-    assert!(
-        (a - b).abs() <= 1e-11 * scale.max(1.0),
-        "{what}: c·(J t) = {a:e} but (c J)·t = {b:e}"
-    );
-}
-
-/// A Jacobian against central differences of the function.
-#[track_caller]
-fn check_jacobian(what: &str, x: &[f64], j: &[Vec<f64>], f: impl Fn(&[f64]) -> Vec<f64>) {
-    let by_differences = fd_jacobian(f, x);
-    assert_eq!(j.len(), by_differences.len(), "{what}: rows");
-    for (i, (a, e)) in j.iter().zip(&by_differences).enumerate() {
-        assert_all_close(a, e, 1e-6, &format!("{what} at {x:?}: row {i}"));
-    }
-}
-
-/// Several points of `n` coordinates in `[lo, hi)`, from `seed`.
-fn points(seed: u64, n: usize, count: usize, lo: f64, hi: f64) -> Vec<Vec<f64>> {
-    let mut r = Inputs(seed);
-    (0..count)
-        .map(|_| {
-            (0..n)
-                .map(|_| lo + (hi - lo) * (r.next() + 1.0) / 2.0)
-                .collect()
-        })
-        .collect()
 }
 
 fn bits(v: &[f64]) -> Vec<u64> {

@@ -24,19 +24,9 @@
 mod common;
 
 use common::contract::{audit, Items};
-use common::{assert_all_close, assert_close, dot, fd_jacobian, Inputs};
-
-/// Several points of `n` coordinates in `[lo, hi)`, from `seed`.
-fn points(seed: u64, n: usize, count: usize, lo: f64, hi: f64) -> Vec<Vec<f64>> {
-    let mut r = Inputs(seed);
-    (0..count)
-        .map(|_| {
-            (0..n)
-                .map(|_| lo + (hi - lo) * (r.next() + 1.0) / 2.0)
-                .collect()
-        })
-        .collect()
-}
+use common::{
+    assert_all_close, assert_close, check_dual, check_jacobian, dot, fd_jacobian, points, Inputs,
+};
 
 /// `_grad_into` against `_grad`: the same bits.
 #[track_caller]
@@ -44,27 +34,6 @@ fn same_bits(into: &[f64], grad: &[f64], what: &str) {
     let a: Vec<u64> = into.iter().map(|v| v.to_bits()).collect();
     let b: Vec<u64> = grad.iter().map(|v| v.to_bits()).collect();
     assert_eq!(a, b, "{what}: _grad_into is not bit for bit _grad");
-}
-
-/// `c · (J t)` (from `_jvp`) against `(c J) · t` (from `_vjp`).
-#[track_caller]
-fn check_dual(what: &str, c: &[f64], jt: &[f64], cj: &[f64], t: &[f64]) {
-    let (a, b) = (dot(c, jt), dot(cj, t));
-    let scale: f64 = cj.iter().zip(t).map(|(g, t)| (g * t).abs()).sum::<f64>();
-    assert!(
-        (a - b).abs() <= 1e-11 * scale.max(1.0),
-        "{what}: c·(J t) = {a:e} but (c J)·t = {b:e}"
-    );
-}
-
-/// A Jacobian against central differences of the function.
-#[track_caller]
-fn check_jacobian(what: &str, x: &[f64], j: &[Vec<f64>], f: impl Fn(&[f64]) -> Vec<f64>) {
-    let by_differences = fd_jacobian(f, x);
-    assert_eq!(j.len(), by_differences.len(), "{what}: rows");
-    for (i, (a, e)) in j.iter().zip(&by_differences).enumerate() {
-        assert_all_close(a, e, 1e-6, &format!("{what} at {x:?}: row {i}"));
-    }
 }
 
 /// A tangent or cotangent of `n` components, not aligned with any axis.

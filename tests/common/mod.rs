@@ -648,3 +648,36 @@ pub fn split_duals(duals: &[autodiff::Dual<f64>]) -> (Vec<f64>, Vec<f64>) {
 pub fn mat_vec(rows: &[Vec<f64>], v: &[f64]) -> Vec<f64> {
     rows.iter().map(|row| dot(row, v)).collect()
 }
+
+/// Several points of `n` coordinates in `[lo, hi)`, from `seed`.
+pub fn points(seed: u64, n: usize, count: usize, lo: f64, hi: f64) -> Vec<Vec<f64>> {
+    let mut r = Inputs(seed);
+    (0..count)
+        .map(|_| {
+            (0..n)
+                .map(|_| lo + (hi - lo) * (r.next() + 1.0) / 2.0)
+                .collect()
+        })
+        .collect()
+}
+
+/// `c · (J t)` (from `_jvp`) against `(c J) · t` (from `_vjp`).
+#[track_caller]
+pub fn check_dual(what: &str, c: &[f64], jt: &[f64], cj: &[f64], t: &[f64]) {
+    let (a, b) = (dot(c, jt), dot(cj, t));
+    let scale: f64 = cj.iter().zip(t).map(|(g, t)| (g * t).abs()).sum::<f64>();
+    assert!(
+        (a - b).abs() <= 1e-11 * scale.max(1.0),
+        "{what}: c·(J t) = {a:e} but (c J)·t = {b:e}"
+    );
+}
+
+/// A Jacobian against central differences of the function.
+#[track_caller]
+pub fn check_jacobian(what: &str, x: &[f64], j: &[Vec<f64>], f: impl Fn(&[f64]) -> Vec<f64>) {
+    let by_differences = fd_jacobian(f, x);
+    assert_eq!(j.len(), by_differences.len(), "{what}: rows");
+    for (i, (a, e)) in j.iter().zip(&by_differences).enumerate() {
+        assert_all_close(a, e, 1e-6, &format!("{what} at {x:?}: row {i}"));
+    }
+}
