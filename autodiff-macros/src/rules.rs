@@ -22,7 +22,9 @@ pub(crate) enum Partial {
     /// `d / e`.
     Over(Tokens),
     /// `d * a / b`, multiplied first: a zero `d` gives zero where `a / b` alone would overflow (the
-    /// tangent of `x / y` at a tiny `y`, where `-x / y²` is infinite but `dy` is 0).
+    /// tangent of `x / y` at a tiny `y`, where `-x / y²` is infinite but `dy` is 0), and where `a` is
+    /// infinite itself (`rules::times`): the tangent of `-b / gamma` at `b = inf` along a `gamma` that
+    /// a caller passes as a constant (its tangent the value 0, JAX's symbolic zero) is 0, not NaN.
     TimesOver(Tokens, Tokens),
     /// `d * e` for a slope `e` that is infinite where the value is finite (`sqrt` at 0, `asin` at 1): a zero
     /// `d` gives zero, not `0 · inf = NaN` (`rules::times`). A `sqrt` computed before an `if` whose taken
@@ -38,7 +40,9 @@ impl Partial {
             Partial::NegOne => quote!(-#d),
             Partial::Times(e) => quote!(#d * #e),
             Partial::Over(e) => quote!(#d / #e),
-            Partial::TimesOver(a, b) => quote!(#d * #a / #b),
+            Partial::TimesOver(a, b) => {
+                quote!(::autodiff::__private::rules::times(#d, #a) / #b)
+            }
             Partial::TimesGuarded(e) => quote!(::autodiff::__private::rules::times(#d, #e)),
         }
     }

@@ -1,0 +1,1014 @@
+//! An outside test suite written against API.md alone (session 42), by a user writing small real
+//! projects: each module is one project of a few functions calling one another (free functions,
+//! `Self::` helpers, methods, `super::`/`crate::` paths), in the idioms numeric Rust is written in,
+//! chosen to stress the reverse sweep: values overwritten in loops, dynamic-programming tables,
+//! iterative solvers differentiated through, and early exits.
+//!
+//! For each: the value against a plain computation, `_grad` against central differences on seeded
+//! points (and by hand where the formula is short), `_grad_into` bit for bit equal to `_grad`,
+//! `_vjp` against `_jvp` (`c · (J t) = (c J) · t`) for vector results, `_jacobian` against
+//! differences, and at `order = 2` the Hessian against differences of `_grad` and `_hvp` against the
+//! Hessian times `v` (through `common::contract::audit`).
+
+// `&Vec<f64>` parameters, index loops and long argument lists are what the projects are written with.
+#![allow(
+    clippy::ptr_arg,
+    clippy::needless_range_loop,
+    clippy::type_complexity,
+    clippy::too_many_arguments
+)]
+
+mod common;
+
+use common::contract::{audit, flatten, rows, Items};
+use common::{
+    assert_all_close, assert_close, assert_fd_gradient, check_dual, check_jacobian, dot, points,
+};
+
+/// `_grad_into` against `_grad`: the same bits.
+#[track_caller]
+fn same_bits(into: &[f64], grad: &[f64], what: &str) {
+    let a: Vec<u64> = into.iter().map(|v| v.to_bits()).collect();
+    let b: Vec<u64> = grad.iter().map(|v| v.to_bits()).collect();
+    assert_eq!(a, b, "{what}: _grad_into is not bit for bit _grad");
+}
+
+/// A tangent or cotangent of `n` components, not aligned with any axis.
+fn wave(n: usize, phase: f64) -> Vec<f64> {
+    (0..n).map(|i| (0.9 * i as f64 + phase).sin()).collect()
+}
+
+fn arr<const N: usize>(v: &[f64]) -> [f64; N] {
+    let mut a = [0.0; N];
+    a.copy_from_slice(&v[..N]);
+    a
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (1) Sinkhorn optimal transport: a Gibbs kernel built into a local matrix, scaling vectors `u`, `v`
+// updated in place for a fixed number of iterations, rows of the local matrix passed to a helper; the
+// transport cost at `order = 2` over the cost matrix and the source marginal.
+
+mod sinkhorn {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn row_dot(row: &[f64], v: &[f64]) -> f64 {
+        row.iter().zip(v).map(|(k, x)| k * x).sum::<f64>()
+    }
+
+    #[differentiable(wrt(cost, a), order = 2)]
+    pub fn transport(cost: &[Vec<f64>], a: &[f64], b: &[f64], eps: f64, iters: usize) -> f64 {
+        let n = a.len();
+        let m = b.len();
+        let mut k = vec![vec![0.0; m]; n];
+        for i in 0..n {
+            for j in 0..m {
+                k[i][j] = (-cost[i][j] / eps).exp();
+            }
+        }
+        let mut u = vec![1.0; n];
+        let mut v = vec![1.0; m];
+        for _ in 0..iters {
+            for i in 0..n {
+                u[i] = a[i] / row_dot(&k[i], &v);
+            }
+            for j in 0..m {
+                let mut s = 0.0;
+                for i in 0..n {
+                    s += k[i][j] * u[i];
+                }
+                v[j] = b[j] / s;
+            }
+        }
+        let mut total = 0.0;
+        for i in 0..n {
+            for j in 0..m {
+                total += u[i] * k[i][j] * v[j] * cost[i][j];
+            }
+        }
+        total
+    }
+
+    /// The transport plan's entropy-regularised objective through `super::` and a log-domain update:
+    /// potentials `f`, `g` overwritten each iteration by a soft-min over a row or a column.
+    #[differentiable]
+    pub fn softmin(values: &[f64], eps: f64) -> f64 {
+        let m = values.iter().fold(f64::INFINITY, |acc, &x| acc.min(x));
+        m - eps * values.iter().map(|&x| (-(x - m) / eps).exp()).sum::<f64>().ln()
+    }
+
+    #[differentiable(wrt(cost), order = 2)]
+    pub fn log_domain(cost: &[Vec<f64>], a: &[f64], b: &[f64], eps: f64, iters: usize) -> f64 {
+        let n = a.len();
+        let m = b.len();
+        let mut f = vec![0.0; n];
+        let mut g = vec![0.0; m];
+        let mut scratch = vec![0.0; m.max(n)];
+        for _ in 0..iters {
+            for i in 0..n {
+                for j in 0..m {
+                    scratch[j] = cost[i][j] - g[j] - eps * b[j].ln();
+                }
+                f[i] = softmin(&scratch[..m], eps);
+            }
+            for j in 0..m {
+                for i in 0..n {
+                    scratch[i] = cost[i][j] - f[i] - eps * a[i].ln();
+                }
+                g[j] = softmin(&scratch[..n], eps);
+            }
+        }
+        let dual: f64 = f.iter().zip(a).map(|(fi, ai)| fi * ai).sum::<f64>()
+            + g.iter().zip(b).map(|(gj, bj)| gj * bj).sum::<f64>();
+        dual
+    }
+
+    fn plain(cost: &[Vec<f64>], a: &[f64], b: &[f64], eps: f64, iters: usize) -> f64 {
+        let (n, m) = (a.len(), b.len());
+        let k: Vec<Vec<f64>> = cost
+            .iter()
+            .map(|r| r.iter().map(|c| (-c / eps).exp()).collect())
+            .collect();
+        let (mut u, mut v) = (vec![1.0; n], vec![1.0; m]);
+        for _ in 0..iters {
+            for i in 0..n {
+                u[i] = a[i] / (0..m).map(|j| k[i][j] * v[j]).sum::<f64>();
+            }
+            for j in 0..m {
+                v[j] = b[j] / (0..n).map(|i| k[i][j] * u[i]).sum::<f64>();
+            }
+        }
+        (0..n)
+            .flat_map(|i| (0..m).map(move |j| (i, j)))
+            .map(|(i, j)| u[i] * k[i][j] * v[j] * cost[i][j])
+            .sum()
+    }
+
+    const A: [f64; 3] = [0.2, 0.5, 0.3];
+    const B: [f64; 4] = [0.1, 0.4, 0.3, 0.2];
+
+    #[test]
+    fn transport_audit() {
+        let (eps, iters) = (0.7, 6);
+        let split = |x: &[f64]| (rows(&x[..12], 4), x[12..15].to_vec());
+        let pts: Vec<Vec<f64>> = points(4201, 15, 10, 0.1, 1.2)
+            .into_iter()
+            .map(|mut p| {
+                // The marginal stays positive: 0.1..1.2 as drawn.
+                p[12] *= 0.5;
+                p
+            })
+            .collect();
+        for p in &pts {
+            let (c, a) = split(p);
+            assert_close(
+                transport(&c, &a, &B, eps, iters),
+                plain(&c, &a, &B, eps, iters),
+                1e-12,
+                "sinkhorn value",
+            );
+        }
+        audit(
+            &Items {
+                what: "sinkhorn::transport",
+                primal: &|x| {
+                    let (c, a) = split(x);
+                    transport(&c, &a, &B, eps, iters)
+                },
+                grad: &|x| {
+                    let (c, a) = split(x);
+                    let (v, (gc, ga)) = transport_grad(&c, &a, &B, eps, iters);
+                    (v, [flatten(&gc), ga].concat())
+                },
+                vjp: &|x, d| {
+                    let (c, a) = split(x);
+                    let (v, (gc, ga)) = transport_vjp(&c, &a, &B, eps, iters, d);
+                    (v, [flatten(&gc), ga].concat())
+                },
+                jvp: &|x, t| {
+                    let (c, a) = split(x);
+                    let (tc, ta) = split(t);
+                    transport_jvp(&c, &a, &B, eps, iters, (tc, ta))
+                },
+                grad_into: &|x| {
+                    let (c, a) = split(x);
+                    let mut gc = vec![vec![f64::NAN; 4]; 3];
+                    let mut ga = vec![f64::NAN; 3];
+                    let v = transport_grad_into(&c, &a, &B, eps, iters, (&mut gc, &mut ga));
+                    let (_, (gc2, ga2)) = transport_grad(&c, &a, &B, eps, iters);
+                    same_bits(&flatten(&gc), &flatten(&gc2), "sinkhorn cost");
+                    same_bits(&ga, &ga2, "sinkhorn marginal");
+                    (v, [flatten(&gc), ga].concat())
+                },
+                hvp: Some(&|x, w| {
+                    let (c, a) = split(x);
+                    let (wc, wa) = split(w);
+                    let (f, (gc, ga), (hc, ha)) = transport_hvp(&c, &a, &B, eps, iters, (wc, wa));
+                    (f, [flatten(&gc), ga].concat(), [flatten(&hc), ha].concat())
+                }),
+                hessian: Some(&|x| {
+                    let (c, a) = split(x);
+                    let (f, (gc, ga), h) = transport_hessian(&c, &a, &B, eps, iters);
+                    (f, [flatten(&gc), ga].concat(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+
+    #[test]
+    fn log_domain_audit() {
+        let (eps, iters) = (0.5, 5);
+        let pts = points(4202, 12, 10, 0.0, 1.5);
+        for p in &pts {
+            // The dual objective after many iterations approaches the primal transport cost plus the
+            // entropy term; here only check the finite value and the items.
+            assert!(log_domain(&rows(p, 4), &A, &B, eps, iters).is_finite());
+        }
+        audit(
+            &Items {
+                what: "sinkhorn::log_domain",
+                primal: &|x| log_domain(&rows(x, 4), &A, &B, eps, iters),
+                grad: &|x| {
+                    let (v, g) = log_domain_grad(&rows(x, 4), &A, &B, eps, iters);
+                    (v, flatten(&g))
+                },
+                vjp: &|x, d| {
+                    let (v, g) = log_domain_vjp(&rows(x, 4), &A, &B, eps, iters, d);
+                    (v, flatten(&g))
+                },
+                jvp: &|x, t| log_domain_jvp(&rows(x, 4), &A, &B, eps, iters, rows(t, 4)),
+                grad_into: &|x| {
+                    let mut g = vec![vec![f64::NAN; 4]; 3];
+                    let v = log_domain_grad_into(&rows(x, 4), &A, &B, eps, iters, &mut g);
+                    (v, flatten(&g))
+                },
+                hvp: Some(&|x, w| {
+                    let (f, g, h) = log_domain_hvp(&rows(x, 4), &A, &B, eps, iters, rows(w, 4));
+                    (f, flatten(&g), flatten(&h))
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = log_domain_hessian(&rows(x, 4), &A, &B, eps, iters);
+                    (f, flatten(&g), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (2) Soft-DTW between two series: an `(n + 1) x (m + 1)` DP table of `Vec<Vec<f64>>` with infinite
+// borders, each cell a soft-min of three neighbours through a log-sum-exp helper.
+
+mod soft_dtw {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable(order = 2)]
+    pub fn logsumexp3(a: f64, b: f64, c: f64) -> f64 {
+        let m = a.max(b).max(c);
+        m + ((a - m).exp() + (b - m).exp() + (c - m).exp()).ln()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn softmin3(a: f64, b: f64, c: f64, gamma: f64) -> f64 {
+        -gamma * logsumexp3(-a / gamma, -b / gamma, -c / gamma)
+    }
+
+    #[differentiable(wrt(x), order = 2)]
+    pub fn soft_dtw(x: &[f64], y: &[f64], gamma: f64) -> f64 {
+        let n = x.len();
+        let m = y.len();
+        // A border that no path takes: finite, so no rule ever meets an infinite value.
+        let mut r = vec![vec![1e10; m + 1]; n + 1];
+        r[0][0] = 0.0;
+        for i in 1..=n {
+            for j in 1..=m {
+                let cost = (x[i - 1] - y[j - 1]).powi(2);
+                r[i][j] = cost + softmin3(r[i - 1][j - 1], r[i - 1][j], r[i][j - 1], gamma);
+            }
+        }
+        r[n][m]
+    }
+
+    /// The divergence `D(x, y) = sdtw(x, y) - (sdtw(x, x) + sdtw(y, y)) / 2`, both series active.
+    #[differentiable(order = 2)]
+    pub fn divergence(x: &[f64], y: &[f64]) -> f64 {
+        let gamma = 0.3;
+        soft_dtw(x, y, gamma) - 0.5 * (soft_dtw(x, x, gamma) + soft_dtw(y, y, gamma))
+    }
+
+    fn plain(x: &[f64], y: &[f64], gamma: f64) -> f64 {
+        let (n, m) = (x.len(), y.len());
+        let mut r = vec![vec![f64::INFINITY; m + 1]; n + 1];
+        r[0][0] = 0.0;
+        for i in 1..=n {
+            for j in 1..=m {
+                let c = [r[i - 1][j - 1], r[i - 1][j], r[i][j - 1]];
+                let lo = c.iter().cloned().fold(f64::INFINITY, f64::min);
+                let s: f64 = c.iter().map(|v| (-(v - lo) / gamma).exp()).sum();
+                r[i][j] = (x[i - 1] - y[j - 1]).powi(2) + lo - gamma * s.ln();
+            }
+        }
+        r[n][m]
+    }
+
+    /// The same table with the textbook's infinite borders: a caller passes `gamma` as a constant, so
+    /// `softmin3_jvp` gets the tangent 0 for it, and the tangent of `-b / gamma` at `b = inf` was
+    /// `0 * -(-inf / gamma) / gamma = NaN` (`rules.rs`, `Partial::TimesOver`): `f_jvp` was NaN where
+    /// `f_grad` and `f_hessian` were right. A zero tangent now gives zero there, as JAX's symbolic zero.
+    #[differentiable(wrt(x), order = 2)]
+    pub fn soft_dtw_inf(x: &[f64], y: &[f64], gamma: f64) -> f64 {
+        let (n, m) = (x.len(), y.len());
+        let mut r = vec![vec![f64::INFINITY; m + 1]; n + 1];
+        r[0][0] = 0.0;
+        for i in 1..=n {
+            for j in 1..=m {
+                let best = softmin3(r[i - 1][j - 1], r[i - 1][j], r[i][j - 1], gamma);
+                r[i][j] = (x[i - 1] - y[j - 1]).powi(2) + best;
+            }
+        }
+        r[n][m]
+    }
+
+    #[test]
+    fn infinite_borders_give_a_finite_jvp() {
+        // The minimal case: one active argument beside two infinite ones and a constant `gamma`.
+        #[differentiable(wrt(x))]
+        fn one_cell(x: f64, gamma: f64) -> f64 {
+            softmin3(x, f64::INFINITY, f64::INFINITY, gamma)
+        }
+        assert_eq!(one_cell(0.3, 0.4), 0.3);
+        assert_eq!(one_cell_jvp(0.3, 0.4, 1.0), (0.3, 1.0));
+        assert_eq!(one_cell_grad(0.3, 0.4), (0.3, 1.0));
+        // The direct `_jvp` of the callee with an explicit zero tangent for the infinite arguments.
+        let (_, d) = softmin3_jvp(0.3, f64::INFINITY, f64::INFINITY, 0.4, (1.0, 0.0, 0.0, 0.0));
+        assert_eq!(d, 1.0);
+        let gamma = 0.4;
+        for p in points(4205, 5, 10, -1.0, 1.0) {
+            assert_close(soft_dtw_inf(&p, &Y, gamma), plain(&p, &Y, gamma), 1e-12, "value");
+            let (v, g) = soft_dtw_inf_grad(&p, &Y, gamma);
+            assert_eq!(v, soft_dtw(&p, &Y, gamma));
+            assert_fd_gradient(|x| soft_dtw_inf(x, &Y, gamma), &p, &g, "soft_dtw_inf");
+            let t = wave(5, 0.4);
+            let (_, jt) = soft_dtw_inf_jvp(&p, &Y, gamma, t.clone());
+            assert!(jt.is_finite(), "soft_dtw_inf_jvp at {p:?}: {jt}");
+            assert_close(jt, dot(&g, &t), 1e-12, "soft_dtw_inf: jvp against grad · t");
+            let (_, _, h) = soft_dtw_inf_hessian(&p, &Y, gamma);
+            let (_, _, h_big) = soft_dtw_hessian(&p, &Y, gamma);
+            for (a, b) in h.iter().zip(&h_big) {
+                assert_all_close(a, b, 1e-12, "soft_dtw_inf Hessian against finite borders");
+            }
+        }
+    }
+
+    const Y: [f64; 4] = [0.3, -0.2, 0.8, 0.1];
+
+    #[test]
+    fn soft_dtw_audit() {
+        let gamma = 0.4;
+        let pts = points(4203, 5, 12, -1.0, 1.0);
+        for p in &pts {
+            assert_close(soft_dtw(p, &Y, gamma), plain(p, &Y, gamma), 1e-12, "sdtw");
+        }
+        audit(
+            &Items {
+                what: "soft_dtw::soft_dtw",
+                primal: &|x| soft_dtw(x, &Y, gamma),
+                grad: &|x| soft_dtw_grad(x, &Y, gamma),
+                vjp: &|x, d| soft_dtw_vjp(x, &Y, gamma, d),
+                jvp: &|x, t| soft_dtw_jvp(x, &Y, gamma, t.to_vec()),
+                grad_into: &|x| {
+                    let mut g = vec![f64::NAN; x.len()];
+                    let v = soft_dtw_grad_into(x, &Y, gamma, &mut g);
+                    same_bits(&g, &soft_dtw_grad(x, &Y, gamma).1, "sdtw");
+                    (v, g)
+                },
+                hvp: Some(&|x, w| soft_dtw_hvp(x, &Y, gamma, w.to_vec())),
+                hessian: Some(&|x| soft_dtw_hessian(x, &Y, gamma)),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+
+    #[test]
+    fn divergence_audit() {
+        let pts = points(4204, 7, 10, -1.0, 1.0);
+        let split = |x: &[f64]| (x[..4].to_vec(), x[4..].to_vec());
+        for p in &pts {
+            let (x, y) = split(p);
+            assert_close(
+                divergence(&x, &y),
+                plain(&x, &y, 0.3) - 0.5 * (plain(&x, &x, 0.3) + plain(&y, &y, 0.3)),
+                1e-12,
+                "divergence",
+            );
+            // Symmetric in its two series.
+            assert_close(divergence(&x, &y), divergence(&y, &x), 1e-12, "symmetric");
+        }
+        audit(
+            &Items {
+                what: "soft_dtw::divergence",
+                primal: &|p| {
+                    let (x, y) = split(p);
+                    divergence(&x, &y)
+                },
+                grad: &|p| {
+                    let (x, y) = split(p);
+                    let (v, (gx, gy)) = divergence_grad(&x, &y);
+                    (v, [gx, gy].concat())
+                },
+                vjp: &|p, d| {
+                    let (x, y) = split(p);
+                    let (v, (gx, gy)) = divergence_vjp(&x, &y, d);
+                    (v, [gx, gy].concat())
+                },
+                jvp: &|p, t| {
+                    let (x, y) = split(p);
+                    divergence_jvp(&x, &y, split(t))
+                },
+                grad_into: &|p| {
+                    let (x, y) = split(p);
+                    let mut gx = vec![f64::NAN; 4];
+                    let mut gy = vec![f64::NAN; 3];
+                    let v = divergence_grad_into(&x, &y, (&mut gx, &mut gy));
+                    (v, [gx, gy].concat())
+                },
+                hvp: Some(&|p, w| {
+                    let (x, y) = split(p);
+                    let (f, (gx, gy), (hx, hy)) = divergence_hvp(&x, &y, split(w));
+                    (f, [gx, gy].concat(), [hx, hy].concat())
+                }),
+                hessian: Some(&|p| {
+                    let (x, y) = split(p);
+                    let (f, (gx, gy), h) = divergence_hessian(&x, &y);
+                    (f, [gx, gy].concat(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (3) Kepler's equation `E - e sin E = M` solved inside the function by Newton's method (a fixed count,
+// and a `while` with a compound condition and an early `break`), differentiated through the solver;
+// the position on the orbit as an array, and a fit of the orbit's elements at `order = 2`.
+
+mod kepler {
+    use super::*;
+    use autodiff::differentiable;
+    use std::f64::consts::PI;
+
+    #[differentiable(order = 2)]
+    pub fn eccentric(mean: f64, e: f64) -> f64 {
+        let mut ea = if e > 0.8 { PI } else { mean };
+        for _ in 0..25 {
+            let f = ea - e * ea.sin() - mean;
+            let fp = 1.0 - e * ea.cos();
+            ea -= f / fp;
+        }
+        ea
+    }
+
+    #[differentiable(order = 2)]
+    pub fn eccentric_early(mean: f64, e: f64) -> f64 {
+        let mut ea = mean + e * mean.sin();
+        let mut iter = 0;
+        while iter < 50 && e >= 0.0 {
+            let step = (ea - e * ea.sin() - mean) / (1.0 - e * ea.cos());
+            ea -= step;
+            iter += 1;
+            if step.abs() < 1e-15 {
+                break;
+            }
+        }
+        ea
+    }
+
+    /// The position in the orbital plane: `[a (cos E - e), b sin E]`.
+    #[differentiable]
+    pub fn position(a: f64, mean: f64, e: f64) -> [f64; 2] {
+        let ea = eccentric(mean, e);
+        let b = a * (1.0 - e * e).sqrt();
+        [a * (ea.cos() - e), b * ea.sin()]
+    }
+
+    /// The true anomaly by `atan2` of the half-angle form.
+    #[differentiable(order = 2)]
+    pub fn true_anomaly(mean: f64, e: f64) -> f64 {
+        let half = 0.5 * eccentric_early(mean, e);
+        2.0 * ((1.0 + e).sqrt() * half.sin()).atan2((1.0 - e).sqrt() * half.cos())
+    }
+
+    /// Squared distances to observed positions; `params = [a, n, e]` (semi-major axis, mean motion,
+    /// eccentricity).
+    #[differentiable(wrt(params), order = 2)]
+    pub fn fit(params: [f64; 3], times: &[f64], xs: &[f64], ys: &[f64]) -> f64 {
+        let mut loss = 0.0;
+        for (k, &t) in times.iter().enumerate() {
+            let p = position(params[0], params[1] * t, params[2]);
+            loss += (p[0] - xs[k]).powi(2) + (p[1] - ys[k]).powi(2);
+        }
+        loss
+    }
+
+    fn solve(mean: f64, e: f64) -> f64 {
+        let mut ea = mean;
+        for _ in 0..100 {
+            ea -= (ea - e * ea.sin() - mean) / (1.0 - e * ea.cos());
+        }
+        ea
+    }
+
+    #[test]
+    fn solver_against_the_implicit_derivative() {
+        for p in points(4210, 2, 14, 0.0, 1.0) {
+            let (mean, e) = (-3.0 + 6.0 * p[0], 0.9 * p[1]);
+            let ea = solve(mean, e);
+            for (f, g) in [
+                (eccentric(mean, e), eccentric_grad(mean, e)),
+                (eccentric_early(mean, e), eccentric_early_grad(mean, e)),
+            ] {
+                assert_close(f, ea, 1e-12, "E");
+                assert_eq!(g.0, f);
+                // Implicit differentiation of E - e sin E = M.
+                let denom = 1.0 - e * ea.cos();
+                assert_close(g.1 .0, 1.0 / denom, 1e-9, "dE/dM");
+                assert_close(g.1 .1, ea.sin() / denom, 1e-9, "dE/de");
+            }
+            // d²E/dM² = -e sin E (dE/dM)³ by differentiating (1 - e cos E) E' = 1 again.
+            let (_, _, h) = eccentric_hessian(mean, e);
+            let (_, _, h2) = eccentric_early_hessian(mean, e);
+            let d1 = 1.0 / (1.0 - e * ea.cos());
+            assert_close(h[0][0], -e * ea.sin() * d1.powi(3), 1e-8, "d2E/dM2");
+            assert_close(h2[0][0], -e * ea.sin() * d1.powi(3), 1e-8, "d2E/dM2 early");
+            let ders = eccentric_derivatives_check(mean, e);
+            assert!(ders.is_finite());
+        }
+    }
+
+    fn eccentric_derivatives_check(mean: f64, e: f64) -> f64 {
+        let (_, g, hv) = eccentric_hvp(mean, e, (1.0, -0.5));
+        let (_, _, h) = eccentric_hessian(mean, e);
+        assert_close(hv.0, h[0][0] - 0.5 * h[0][1], 1e-12, "hvp row 0");
+        assert_close(hv.1, h[1][0] - 0.5 * h[1][1], 1e-12, "hvp row 1");
+        g.0 + g.1
+    }
+
+    #[test]
+    fn audits() {
+        let pts: Vec<Vec<f64>> = points(4211, 2, 10, 0.0, 1.0)
+            .into_iter()
+            .map(|p| vec![-3.0 + 6.0 * p[0], 0.85 * p[1]])
+            .collect();
+        audit(
+            &Items {
+                what: "kepler::eccentric",
+                primal: &|x| eccentric(x[0], x[1]),
+                grad: &|x| {
+                    let (v, g) = eccentric_grad(x[0], x[1]);
+                    (v, vec![g.0, g.1])
+                },
+                vjp: &|x, d| {
+                    let (v, g) = eccentric_vjp(x[0], x[1], d);
+                    (v, vec![g.0, g.1])
+                },
+                jvp: &|x, t| eccentric_jvp(x[0], x[1], (t[0], t[1])),
+                grad_into: &|x| {
+                    let (mut a, mut b) = (f64::NAN, f64::NAN);
+                    let v = eccentric_grad_into(x[0], x[1], (&mut a, &mut b));
+                    let g = eccentric_grad(x[0], x[1]).1;
+                    same_bits(&[a, b], &[g.0, g.1], "eccentric");
+                    (v, vec![a, b])
+                },
+                hvp: Some(&|x, w| {
+                    let (f, g, h) = eccentric_hvp(x[0], x[1], (w[0], w[1]));
+                    (f, vec![g.0, g.1], vec![h.0, h.1])
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = eccentric_hessian(x[0], x[1]);
+                    (f, vec![g.0, g.1], h)
+                }),
+                analytic: Some(&|x| {
+                    let ea = solve(x[0], x[1]);
+                    let d = 1.0 - x[1] * ea.cos();
+                    vec![1.0 / d, ea.sin() / d]
+                }),
+            },
+            &pts,
+        );
+        audit(
+            &Items {
+                what: "kepler::true_anomaly",
+                primal: &|x| true_anomaly(x[0], x[1]),
+                grad: &|x| {
+                    let (v, g) = true_anomaly_grad(x[0], x[1]);
+                    (v, vec![g.0, g.1])
+                },
+                vjp: &|x, d| {
+                    let (v, g) = true_anomaly_vjp(x[0], x[1], d);
+                    (v, vec![g.0, g.1])
+                },
+                jvp: &|x, t| true_anomaly_jvp(x[0], x[1], (t[0], t[1])),
+                grad_into: &|x| {
+                    let (mut a, mut b) = (f64::NAN, f64::NAN);
+                    let v = true_anomaly_grad_into(x[0], x[1], (&mut a, &mut b));
+                    (v, vec![a, b])
+                },
+                hvp: Some(&|x, w| {
+                    let (f, g, h) = true_anomaly_hvp(x[0], x[1], (w[0], w[1]));
+                    (f, vec![g.0, g.1], vec![h.0, h.1])
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = true_anomaly_hessian(x[0], x[1]);
+                    (f, vec![g.0, g.1], h)
+                }),
+                analytic: None,
+            },
+            // Away from the branch cut of atan2 at E = ±pi.
+            &pts.iter()
+                .map(|p| vec![0.8 * p[0], p[1]])
+                .collect::<Vec<_>>(),
+        );
+    }
+
+    #[test]
+    fn position_jacobian_and_fit() {
+        for p in points(4212, 3, 10, 0.0, 1.0) {
+            let x = [0.5 + p[0], -2.0 + 4.0 * p[1], 0.8 * p[2]];
+            let j = position_jacobian(x[0], x[1], x[2]);
+            check_jacobian("kepler::position", &x, &j, |y| {
+                position(y[0], y[1], y[2]).to_vec()
+            });
+            let c = [0.7, -1.3];
+            let t = [0.4, -0.9, 0.6];
+            let (v1, cj) = position_vjp(x[0], x[1], x[2], c);
+            let (v2, jt) = position_jvp(x[0], x[1], x[2], (t[0], t[1], t[2]));
+            assert_eq!(v1, v2);
+            check_dual("kepler::position", &c, &jt, &[cj.0, cj.1, cj.2], &t);
+            for r in 0..2 {
+                assert_close(dot(&c, &[j[0][r], j[1][r]]), cj_component(cj, r), 1e-12, "J");
+            }
+        }
+        let times = [0.0, 0.7, 1.4, 2.1, 2.8, 3.5];
+        let truth = [1.3, 0.9, 0.3];
+        let xs: Vec<f64> = times.iter().map(|&t| position(1.3, 0.9 * t, 0.3)[0]).collect();
+        let ys: Vec<f64> = times.iter().map(|&t| position(1.3, 0.9 * t, 0.3)[1]).collect();
+        assert!(fit(truth, &times, &xs, &ys) < 1e-24);
+        let pts: Vec<Vec<f64>> = points(4213, 3, 10, -0.1, 0.1)
+            .into_iter()
+            .map(|p| vec![1.3 + p[0], 0.9 + p[1], 0.3 + p[2]])
+            .collect();
+        audit(
+            &Items {
+                what: "kepler::fit",
+                primal: &|x| fit(arr(x), &times, &xs, &ys),
+                grad: &|x| {
+                    let (v, g) = fit_grad(arr(x), &times, &xs, &ys);
+                    (v, g.to_vec())
+                },
+                vjp: &|x, d| {
+                    let (v, g) = fit_vjp(arr(x), &times, &xs, &ys, d);
+                    (v, g.to_vec())
+                },
+                jvp: &|x, t| fit_jvp(arr(x), &times, &xs, &ys, arr(t)),
+                grad_into: &|x| {
+                    let mut g = [f64::NAN; 3];
+                    let v = fit_grad_into(arr(x), &times, &xs, &ys, &mut g);
+                    same_bits(&g, &fit_grad(arr(x), &times, &xs, &ys).1, "fit");
+                    (v, g.to_vec())
+                },
+                hvp: Some(&|x, w| {
+                    let (f, g, h) = fit_hvp(arr(x), &times, &xs, &ys, arr(w));
+                    (f, g.to_vec(), h.to_vec())
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = fit_hessian(arr(x), &times, &xs, &ys);
+                    (f, g.to_vec(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+
+    fn cj_component(cj: (f64, f64, f64), r: usize) -> f64 {
+        [cj.0, cj.1, cj.2][r]
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (4) A softmax cross-entropy classifier, batched, in several shapes: logits rewritten per example into
+// one row buffer, a `logsumexp(&z)` helper with the max subtracted, label smoothing; probabilities
+// normalised in place; nested-array weights with a `match` on the label; and a method of a model.
+
+mod classifier {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable(order = 2)]
+    pub fn logsumexp(z: &[f64]) -> f64 {
+        let m = z.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+        m + z.iter().map(|&v| (v - m).exp()).sum::<f64>().ln()
+    }
+
+    #[differentiable]
+    pub fn affine(w: &[f64], x: &[f64]) -> f64 {
+        w.iter().zip(x).map(|(a, b)| a * b).sum::<f64>()
+    }
+
+    /// Shape A: the row buffer `z` rewritten for each example, label smoothing.
+    #[differentiable(wrt(w, b), order = 2)]
+    pub fn loss_a(
+        w: &[Vec<f64>],
+        b: &[f64],
+        xs: &[Vec<f64>],
+        labels: &[usize],
+        smoothing: f64,
+    ) -> f64 {
+        let k = b.len();
+        let mut z = vec![0.0; k];
+        let mut total = 0.0;
+        for (x, &y) in xs.iter().zip(labels) {
+            for c in 0..k {
+                z[c] = b[c] + w[c].iter().zip(x).map(|(wi, xi)| wi * xi).sum::<f64>();
+            }
+            let lse = logsumexp(&z);
+            for c in 0..k {
+                let target = if c == y {
+                    1.0 - smoothing + smoothing / k as f64
+                } else {
+                    smoothing / k as f64
+                };
+                total -= target * (z[c] - lse);
+            }
+        }
+        total / xs.len() as f64
+    }
+
+    /// Shape B: the max subtracted and the probabilities normalised in place, `-ln p[y]`.
+    #[differentiable(wrt(w), order = 2)]
+    pub fn loss_b(w: &[Vec<f64>], xs: &[Vec<f64>], labels: &[usize]) -> f64 {
+        let k = w.len();
+        let mut p = vec![0.0; k];
+        let mut total = 0.0;
+        for i in 0..xs.len() {
+            let mut m = f64::NEG_INFINITY;
+            for c in 0..k {
+                p[c] = affine(&w[c], &xs[i]);
+                m = m.max(p[c]);
+            }
+            let mut s = 0.0;
+            for c in 0..k {
+                p[c] = (p[c] - m).exp();
+                s += p[c];
+            }
+            for c in 0..k {
+                p[c] /= s;
+            }
+            total -= p[labels[i]].ln();
+        }
+        total / xs.len() as f64
+    }
+
+    /// Shape C: nested-array weights, logits into an array, a class weight by `match`, the max
+    /// subtracted in place over `.iter_mut()`-free index loops, and weight decay by a nested sum.
+    #[differentiable(wrt(w), order = 2)]
+    pub fn loss_c(w: [[f64; 3]; 3], xs: &[[f64; 3]], labels: &[usize], decay: f64) -> f64 {
+        let mut total = 0.0;
+        for (i, x) in xs.iter().enumerate() {
+            let mut z = [0.0; 3];
+            for c in 0..3 {
+                z[c] = w[c][0] * x[0] + w[c][1] * x[1] + w[c][2] * x[2];
+            }
+            let m = z[0].max(z[1]).max(z[2]);
+            for c in 0..3 {
+                z[c] -= m;
+            }
+            let class_weight = match labels[i] {
+                0 => 1.0,
+                1 | 2 => 0.5,
+                _ => 0.0,
+            };
+            total += class_weight * (logsumexp(&z) - z[labels[i]]);
+        }
+        let mut l2 = 0.0;
+        for row in w.iter() {
+            l2 += row.iter().map(|v| v * v).sum::<f64>();
+        }
+        total + decay * l2
+    }
+
+    fn data(seed: u64, n: usize, d: usize, k: usize) -> (Vec<Vec<f64>>, Vec<usize>) {
+        let xs = points(seed, d, n, -1.5, 1.5);
+        let labels = (0..n).map(|i| (i * 7 + 3) % k).collect();
+        (xs, labels)
+    }
+
+    fn softmax(z: &[f64]) -> Vec<f64> {
+        let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let e: Vec<f64> = z.iter().map(|v| (v - m).exp()).collect();
+        let s: f64 = e.iter().sum();
+        e.iter().map(|v| v / s).collect()
+    }
+
+    /// The gradient of shape A by hand: `(p - target) x^T / n` and `(p - target) / n`.
+    fn by_hand_a(
+        w: &[Vec<f64>],
+        b: &[f64],
+        xs: &[Vec<f64>],
+        labels: &[usize],
+        smoothing: f64,
+    ) -> Vec<f64> {
+        let (k, d, n) = (b.len(), xs[0].len(), xs.len() as f64);
+        let mut gw = vec![vec![0.0; d]; k];
+        let mut gb = vec![0.0; k];
+        for (x, &y) in xs.iter().zip(labels) {
+            let z: Vec<f64> = (0..k).map(|c| b[c] + dot(&w[c], x)).collect();
+            let p = softmax(&z);
+            for c in 0..k {
+                let t = if c == y { 1.0 - smoothing } else { 0.0 } + smoothing / k as f64;
+                gb[c] += (p[c] - t) / n;
+                for j in 0..d {
+                    gw[c][j] += (p[c] - t) * x[j] / n;
+                }
+            }
+        }
+        [flatten(&gw), gb].concat()
+    }
+
+    #[test]
+    fn shape_a_by_hand_and_audit() {
+        for (k, d, n, seed) in [(3, 2, 5, 4220), (4, 3, 7, 4221), (2, 4, 3, 4222)] {
+            let (xs, labels) = data(seed, n, d, k);
+            let smoothing = 0.1;
+            let split = |x: &[f64]| (rows(&x[..k * d], d), x[k * d..].to_vec());
+            let pts = points(seed + 100, k * d + k, 10, -1.0, 1.0);
+            audit(
+                &Items {
+                    what: "classifier::loss_a",
+                    primal: &|x| {
+                        let (w, b) = split(x);
+                        loss_a(&w, &b, &xs, &labels, smoothing)
+                    },
+                    grad: &|x| {
+                        let (w, b) = split(x);
+                        let (v, (gw, gb)) = loss_a_grad(&w, &b, &xs, &labels, smoothing);
+                        (v, [flatten(&gw), gb].concat())
+                    },
+                    vjp: &|x, dr| {
+                        let (w, b) = split(x);
+                        let (v, (gw, gb)) = loss_a_vjp(&w, &b, &xs, &labels, smoothing, dr);
+                        (v, [flatten(&gw), gb].concat())
+                    },
+                    jvp: &|x, t| {
+                        let (w, b) = split(x);
+                        loss_a_jvp(&w, &b, &xs, &labels, smoothing, split(t))
+                    },
+                    grad_into: &|x| {
+                        let (w, b) = split(x);
+                        let mut gw = vec![vec![f64::NAN; d]; k];
+                        let mut gb = vec![f64::NAN; k];
+                        let v =
+                            loss_a_grad_into(&w, &b, &xs, &labels, smoothing, (&mut gw, &mut gb));
+                        let (_, (gw2, gb2)) = loss_a_grad(&w, &b, &xs, &labels, smoothing);
+                        same_bits(&flatten(&gw), &flatten(&gw2), "loss_a w");
+                        same_bits(&gb, &gb2, "loss_a b");
+                        (v, [flatten(&gw), gb].concat())
+                    },
+                    hvp: Some(&|x, v| {
+                        let (w, b) = split(x);
+                        let (f, (gw, gb), (hw, hb)) =
+                            loss_a_hvp(&w, &b, &xs, &labels, smoothing, split(v));
+                        (f, [flatten(&gw), gb].concat(), [flatten(&hw), hb].concat())
+                    }),
+                    hessian: Some(&|x| {
+                        let (w, b) = split(x);
+                        let (f, (gw, gb), h) = loss_a_hessian(&w, &b, &xs, &labels, smoothing);
+                        (f, [flatten(&gw), gb].concat(), h)
+                    }),
+                    analytic: Some(&|x| {
+                        let (w, b) = split(x);
+                        by_hand_a(&w, &b, &xs, &labels, smoothing)
+                    }),
+                },
+                &pts,
+            );
+        }
+    }
+
+    #[test]
+    fn shape_b_against_shape_a() {
+        for (k, d, n, seed) in [(3, 2, 4, 4223), (5, 3, 6, 4224)] {
+            let (xs, labels) = data(seed, n, d, k);
+            let pts = points(seed + 100, k * d, 10, -1.0, 1.0);
+            for p in &pts {
+                let w = rows(p, d);
+                let zero = vec![0.0; k];
+                // Without smoothing and bias, shape A is shape B.
+                let (va, (ga, _)) = loss_a_grad(&w, &zero, &xs, &labels, 0.0);
+                let (vb, gb) = loss_b_grad(&w, &xs, &labels);
+                assert_close(vb, va, 1e-12, "loss_b value");
+                assert_all_close(&flatten(&gb), &flatten(&ga), 1e-12, "loss_b gradient");
+                let (_, _, ha) = loss_a_hessian(&w, &zero, &xs, &labels, 0.0);
+                let (_, _, hb) = loss_b_hessian(&w, &xs, &labels);
+                for i in 0..k * d {
+                    assert_all_close(&hb[i], &ha[i][..k * d], 1e-10, "loss_b Hessian");
+                }
+            }
+            audit(
+                &Items {
+                    what: "classifier::loss_b",
+                    primal: &|x| loss_b(&rows(x, d), &xs, &labels),
+                    grad: &|x| {
+                        let (v, g) = loss_b_grad(&rows(x, d), &xs, &labels);
+                        (v, flatten(&g))
+                    },
+                    vjp: &|x, dr| {
+                        let (v, g) = loss_b_vjp(&rows(x, d), &xs, &labels, dr);
+                        (v, flatten(&g))
+                    },
+                    jvp: &|x, t| loss_b_jvp(&rows(x, d), &xs, &labels, rows(t, d)),
+                    grad_into: &|x| {
+                        let mut g = vec![vec![f64::NAN; d]; k];
+                        let v = loss_b_grad_into(&rows(x, d), &xs, &labels, &mut g);
+                        (v, flatten(&g))
+                    },
+                    hvp: Some(&|x, v| {
+                        let (f, g, h) = loss_b_hvp(&rows(x, d), &xs, &labels, rows(v, d));
+                        (f, flatten(&g), flatten(&h))
+                    }),
+                    hessian: Some(&|x| {
+                        let (f, g, h) = loss_b_hessian(&rows(x, d), &xs, &labels);
+                        (f, flatten(&g), h)
+                    }),
+                    analytic: None,
+                },
+                &pts,
+            );
+        }
+    }
+
+    #[test]
+    fn shape_c_audit() {
+        use common::contract::nested;
+        let xs: Vec<[f64; 3]> = points(4225, 3, 6, -2.0, 2.0)
+            .iter()
+            .map(|p| arr(p))
+            .collect();
+        let labels = [0, 1, 2, 2, 0, 1];
+        let decay = 0.05;
+        let pts = points(4226, 9, 10, -1.0, 1.0);
+        for p in &pts {
+            let w: [[f64; 3]; 3] = nested(p);
+            let mut expected = 0.0;
+            for (x, &y) in xs.iter().zip(&labels) {
+                let z: Vec<f64> = w.iter().map(|r| dot(r, x)).collect();
+                let weight = [1.0, 0.5, 0.5, 0.0][y];
+                if y < 3 {
+                    expected -= weight * softmax(&z)[y].ln();
+                }
+            }
+            expected += decay * p.iter().map(|v| v * v).sum::<f64>();
+            assert_close(loss_c(w, &xs, &labels, decay), expected, 1e-12, "loss_c");
+        }
+        audit(
+            &Items {
+                what: "classifier::loss_c",
+                primal: &|x| loss_c(nested(x), &xs, &labels, decay),
+                grad: &|x| {
+                    let (v, g) = loss_c_grad(nested(x), &xs, &labels, decay);
+                    (v, flatten(&g))
+                },
+                vjp: &|x, dr| {
+                    let (v, g) = loss_c_vjp(nested(x), &xs, &labels, decay, dr);
+                    (v, flatten(&g))
+                },
+                jvp: &|x, t| loss_c_jvp(nested(x), &xs, &labels, decay, nested(t)),
+                grad_into: &|x| {
+                    let mut g = [[f64::NAN; 3]; 3];
+                    let v = loss_c_grad_into(nested(x), &xs, &labels, decay, &mut g);
+                    (v, flatten(&g))
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, h) = loss_c_hvp(nested(x), &xs, &labels, decay, nested(v));
+                    (f, flatten(&g), flatten(&h))
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = loss_c_hessian(nested(x), &xs, &labels, decay);
+                    (f, flatten(&g), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
