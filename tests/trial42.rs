@@ -1012,3 +1012,469 @@ mod classifier {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (5) A minimal gated recurrent cell over a sequence: a `[f64; 3]` state replaced each step by a
+// helper that returns an array, the state's neighbour read by `(i + 1) % 3`; the cell's `_jacobian`,
+// the final state's `_jacobian` over the weights, and a sequence loss at `order = 2`.
+
+mod gru {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn sigmoid(x: f64) -> f64 {
+        1.0 / (1.0 + (-x).exp())
+    }
+
+    /// `p` holds six weights per unit: update gate (input, state), reset gate (input, neighbour),
+    /// candidate (input, reset state).
+    #[differentiable]
+    pub fn cell(h: [f64; 3], x: f64, p: &[f64]) -> [f64; 3] {
+        let mut out = [0.0; 3];
+        for i in 0..3 {
+            let base = 6 * i;
+            let z = sigmoid(p[base] * x + p[base + 1] * h[i]);
+            let r = sigmoid(p[base + 2] * x + p[base + 3] * h[(i + 1) % 3]);
+            let cand = (p[base + 4] * x + p[base + 5] * r * h[i]).tanh();
+            out[i] = (1.0 - z) * h[i] + z * cand;
+        }
+        out
+    }
+
+    #[differentiable(wrt(p))]
+    pub fn final_state(p: &[f64], xs: &[f64]) -> [f64; 3] {
+        let mut h = [0.1, -0.2, 0.3];
+        for &x in xs {
+            h = cell(h, x, p);
+        }
+        h
+    }
+
+    /// Squared error of the summed state after each step against a target series, later steps
+    /// weighted more, read back through `.iter().rev()` of the stored states.
+    #[differentiable(wrt(p), order = 2)]
+    pub fn sequence_loss(p: &[f64], xs: &[f64], targets: &[f64]) -> f64 {
+        let mut h = [0.0; 3];
+        let mut sums = vec![0.0; xs.len()];
+        for (t, &x) in xs.iter().enumerate() {
+            h = cell(h, x, p);
+            sums[t] = h.iter().sum::<f64>();
+        }
+        let mut loss = 0.0;
+        let mut weight = 1.0;
+        for (s, y) in sums.iter().rev().zip(targets.iter().rev()) {
+            loss += weight * (s - y).powi(2);
+            weight *= 0.8;
+        }
+        loss
+    }
+
+    fn plain_cell(h: [f64; 3], x: f64, p: &[f64]) -> [f64; 3] {
+        let s = |v: f64| 1.0 / (1.0 + (-v).exp());
+        let mut out = [0.0; 3];
+        for i in 0..3 {
+            let q = &p[6 * i..6 * i + 6];
+            let z = s(q[0] * x + q[1] * h[i]);
+            let r = s(q[2] * x + q[3] * h[(i + 1) % 3]);
+            out[i] = (1.0 - z) * h[i] + z * (q[4] * x + q[5] * r * h[i]).tanh();
+        }
+        out
+    }
+
+    const XS: [f64; 6] = [0.5, -0.3, 0.9, 0.1, -0.7, 0.4];
+    const TARGETS: [f64; 6] = [0.2, 0.1, 0.4, 0.3, -0.1, 0.2];
+
+    #[test]
+    fn cell_jacobian_and_duality() {
+        for q in points(4230, 22, 10, -1.0, 1.0) {
+            let h: [f64; 3] = arr(&q);
+            let (x, p) = (q[3], &q[4..]);
+            assert_eq!(cell(h, x, p), plain_cell(h, x, p));
+            let j = cell_jacobian(h, x, p);
+            check_jacobian("gru::cell", &q, &j, |y| {
+                cell(arr(y), y[3], &y[4..]).to_vec()
+            });
+            let c = [0.3, -0.8, 1.1];
+            let t = wave(22, 0.2);
+            let (v1, (gh, gx, gp)) = cell_vjp(h, x, p, c);
+            let (v2, jt) = cell_jvp(h, x, p, (arr(&t), t[3], t[4..].to_vec()));
+            assert_eq!(v1, v2);
+            let cj = [gh.to_vec(), vec![gx], gp].concat();
+            check_dual("gru::cell", &c, &jt, &cj, &t);
+            // The Jacobian's rows are the vjp of the unit cotangents.
+            for r in 0..3 {
+                let mut e = [0.0; 3];
+                e[r] = 1.0;
+                let (_, (gh, gx, gp)) = cell_vjp(h, x, p, e);
+                assert_all_close(&j[r], &[gh.to_vec(), vec![gx], gp].concat(), 1e-12, "row");
+            }
+        }
+    }
+
+    #[test]
+    fn final_state_jacobian_against_differences() {
+        for p in points(4231, 18, 10, -1.2, 1.2) {
+            let j = final_state_jacobian(&p, &XS);
+            check_jacobian("gru::final_state", &p, &j, |q| final_state(q, &XS).to_vec());
+            let c = [0.5, 0.25, -1.0];
+            let t = wave(18, 1.3);
+            let (_, cj) = final_state_vjp(&p, &XS, c);
+            let (_, jt) = final_state_jvp(&p, &XS, t.clone());
+            check_dual("gru::final_state", &c, &jt, &cj, &t);
+        }
+    }
+
+    #[test]
+    fn sequence_loss_audit() {
+        let pts = points(4232, 18, 10, -1.2, 1.2);
+        for p in &pts {
+            let mut h = [0.0; 3];
+            let mut sums = Vec::new();
+            for &x in &XS {
+                h = plain_cell(h, x, p);
+                sums.push(h.iter().sum::<f64>());
+            }
+            let expected: f64 = (0..6)
+                .map(|t| 0.8f64.powi(5 - t as i32) * (sums[t] - TARGETS[t]).powi(2))
+                .sum();
+            assert_close(sequence_loss(p, &XS, &TARGETS), expected, 1e-12, "value");
+        }
+        audit(
+            &Items {
+                what: "gru::sequence_loss",
+                primal: &|x| sequence_loss(x, &XS, &TARGETS),
+                grad: &|x| sequence_loss_grad(x, &XS, &TARGETS),
+                vjp: &|x, d| sequence_loss_vjp(x, &XS, &TARGETS, d),
+                jvp: &|x, t| sequence_loss_jvp(x, &XS, &TARGETS, t.to_vec()),
+                grad_into: &|x| {
+                    let mut g = vec![f64::NAN; 18];
+                    let v = sequence_loss_grad_into(x, &XS, &TARGETS, &mut g);
+                    same_bits(&g, &sequence_loss_grad(x, &XS, &TARGETS).1, "gru");
+                    (v, g)
+                },
+                hvp: Some(&|x, v| sequence_loss_hvp(x, &XS, &TARGETS, v.to_vec())),
+                hessian: Some(&|x| sequence_loss_hessian(x, &XS, &TARGETS)),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (6) A 1-D nonlinear finite-element bar: element forces from a helper returning a tuple, assembled
+// into a residual output parameter `&mut [f64]` (zeroed first, `+=` per element, a Dirichlet row);
+// its `_jacobian` is the tangent stiffness; the stored energy at `order = 2`, whose gradient is the
+// residual and whose Hessian is the stiffness; Newton's method on the residual with the Jacobian.
+
+mod fem_bar {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn element_force(u0: f64, u1: f64, len: f64, stiff: f64, alpha: f64) -> (f64, f64) {
+        let strain = (u1 - u0) / len;
+        let stress = stiff * (strain + alpha * strain.powi(3));
+        (-stress, stress)
+    }
+
+    #[differentiable(wrt(u, stiff))]
+    pub fn residual(
+        u: &[f64],
+        stiff: &[f64],
+        nodes: &[f64],
+        load: f64,
+        alpha: f64,
+        r: &mut [f64],
+    ) {
+        for i in 0..r.len() {
+            r[i] = 0.0;
+        }
+        for e in 0..stiff.len() {
+            let (f0, f1) = element_force(u[e], u[e + 1], nodes[e + 1] - nodes[e], stiff[e], alpha);
+            r[e] += f0;
+            r[e + 1] += f1;
+        }
+        let last = r.len() - 1;
+        r[last] -= load;
+        r[0] = u[0];
+    }
+
+    #[differentiable(wrt(u), order = 2)]
+    pub fn energy(u: &[f64], stiff: &[f64], nodes: &[f64], load: f64, alpha: f64) -> f64 {
+        let mut total = 0.0;
+        for (e, pair) in nodes.windows(2).enumerate() {
+            let len = pair[1] - pair[0];
+            let strain = (u[e + 1] - u[e]) / len;
+            total += stiff[e] * len * (0.5 * strain * strain + 0.25 * alpha * strain.powi(4));
+        }
+        total - load * u[u.len() - 1]
+    }
+
+    const NODES: [f64; 5] = [0.0, 0.3, 0.5, 0.8, 1.0];
+    const STIFF: [f64; 4] = [2.0, 1.5, 3.0, 1.0];
+
+    #[test]
+    fn residual_is_the_energy_gradient() {
+        let (load, alpha) = (0.7, 0.4);
+        for p in points(4240, 5, 10, -0.5, 0.5) {
+            let mut r = vec![f64::NAN; 5];
+            residual(&p, &STIFF, &NODES, load, alpha, &mut r);
+            let (_, g) = energy_grad(&p, &STIFF, &NODES, load, alpha);
+            assert_all_close(&r[1..], &g[1..], 1e-12, "residual against the energy gradient");
+            assert_eq!(r[0], p[0]);
+            // The residual's Jacobian in u (rows 1..) is the energy's Hessian.
+            let j = residual_jacobian(&p, &STIFF, &NODES, load, alpha, &mut r);
+            assert_eq!(j.len(), 5);
+            assert_eq!(j[0].len(), 9);
+            let (_, _, h) = energy_hessian(&p, &STIFF, &NODES, load, alpha);
+            for i in 1..5 {
+                assert_all_close(&j[i][..5], &h[i], 1e-12, "stiffness");
+            }
+            let x = [p.clone(), STIFF.to_vec()].concat();
+            check_jacobian("fem_bar::residual", &x, &j, |y| {
+                let mut r = vec![0.0; 5];
+                residual(&y[..5], &y[5..], &NODES, load, alpha, &mut r);
+                r
+            });
+            // vjp and jvp against each other: cotangent for the output buffer.
+            let c = wave(5, 0.7);
+            let t = wave(9, 2.1);
+            let mut out = vec![0.0; 5];
+            let (gu, gs) = residual_vjp(&p, &STIFF, &NODES, load, alpha, &mut out, &c);
+            let mut jt = vec![f64::NAN; 5];
+            let mut out2 = vec![0.0; 5];
+            residual_jvp(
+                &p,
+                &STIFF,
+                &NODES,
+                load,
+                alpha,
+                &mut out2,
+                (t[..5].to_vec(), t[5..].to_vec()),
+                &mut jt,
+            );
+            assert_eq!(out, out2);
+            check_dual("fem_bar::residual", &c, &jt, &[gu, gs].concat(), &t);
+        }
+    }
+
+    #[test]
+    fn newton_with_the_jacobian() {
+        let (load, alpha) = (0.9, 0.5);
+        let mut u = vec![0.0; 5];
+        let mut r = vec![0.0; 5];
+        for _ in 0..30 {
+            let j = residual_jacobian(&u, &STIFF, &NODES, load, alpha, &mut r);
+            // Solve J[.., ..5] du = -r by Gaussian elimination.
+            let mut a: Vec<Vec<f64>> = j.iter().map(|row| row[..5].to_vec()).collect();
+            let mut b: Vec<f64> = r.iter().map(|v| -v).collect();
+            for k in 0..5 {
+                for i in k + 1..5 {
+                    let f = a[i][k] / a[k][k];
+                    for c in k..5 {
+                        a[i][c] -= f * a[k][c];
+                    }
+                    b[i] -= f * b[k];
+                }
+            }
+            let mut du = vec![0.0; 5];
+            for i in (0..5).rev() {
+                let s: f64 = (i + 1..5).map(|c| a[i][c] * du[c]).sum();
+                du[i] = (b[i] - s) / a[i][i];
+            }
+            for i in 0..5 {
+                u[i] += du[i];
+            }
+        }
+        residual(&u, &STIFF, &NODES, load, alpha, &mut r);
+        assert!(r.iter().all(|v| v.abs() < 1e-12), "{r:?}");
+        // Every element carries the load: stiff (s + alpha s^3) = load.
+        for e in 0..4 {
+            let s = (u[e + 1] - u[e]) / (NODES[e + 1] - NODES[e]);
+            assert_close(STIFF[e] * (s + alpha * s.powi(3)), load, 1e-12, "element stress");
+        }
+    }
+
+    #[test]
+    fn energy_audit() {
+        let (load, alpha) = (0.7, 0.4);
+        let pts = points(4241, 5, 10, -0.8, 0.8);
+        audit(
+            &Items {
+                what: "fem_bar::energy",
+                primal: &|x| energy(x, &STIFF, &NODES, load, alpha),
+                grad: &|x| energy_grad(x, &STIFF, &NODES, load, alpha),
+                vjp: &|x, d| energy_vjp(x, &STIFF, &NODES, load, alpha, d),
+                jvp: &|x, t| energy_jvp(x, &STIFF, &NODES, load, alpha, t.to_vec()),
+                grad_into: &|x| {
+                    let mut g = vec![f64::NAN; 5];
+                    let v = energy_grad_into(x, &STIFF, &NODES, load, alpha, &mut g);
+                    same_bits(&g, &energy_grad(x, &STIFF, &NODES, load, alpha).1, "energy");
+                    (v, g)
+                },
+                hvp: Some(&|x, v| energy_hvp(x, &STIFF, &NODES, load, alpha, v.to_vec())),
+                hessian: Some(&|x| energy_hessian(x, &STIFF, &NODES, load, alpha)),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (7) A ray through a stack of tilted refracting surfaces by Snell's law: the angle overwritten at each
+// surface through `asin`, the height advanced by `tan`, a `continue` past zero gaps; the exit height at
+// `order = 2` over the launch angle and the refractive indices, and the exit `[height, angle]`'s
+// `_jacobian`.
+
+mod lenses {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn refract(theta: f64, n1: f64, n2: f64) -> f64 {
+        (n1 / n2 * theta.sin()).asin()
+    }
+
+    #[differentiable(wrt(theta0, indices), order = 2)]
+    pub fn exit_height(theta0: f64, y0: f64, indices: &[f64], tilts: &[f64], gaps: &[f64]) -> f64 {
+        let mut theta = theta0;
+        let mut y = y0;
+        let mut n_prev = 1.0;
+        for k in 0..indices.len() {
+            let incidence = theta - tilts[k];
+            theta = refract(incidence, n_prev, indices[k]) + tilts[k];
+            n_prev = indices[k];
+            if gaps[k] <= 0.0 {
+                continue;
+            }
+            y += gaps[k] * theta.tan();
+        }
+        y
+    }
+
+    #[differentiable]
+    pub fn exit_ray(theta0: f64, y0: f64, indices: &[f64], tilts: &[f64], gaps: &[f64]) -> [f64; 2] {
+        let mut state = (theta0, y0);
+        let mut n_prev = 1.0;
+        for (k, &n) in indices.iter().enumerate() {
+            let theta = refract(state.0 - tilts[k], n_prev, n) + tilts[k];
+            state = (theta, state.1 + gaps[k] * theta.tan());
+            n_prev = n;
+        }
+        [state.1, state.0]
+    }
+
+    fn plain(theta0: f64, y0: f64, indices: &[f64], tilts: &[f64], gaps: &[f64]) -> (f64, f64) {
+        let (mut theta, mut y, mut n_prev) = (theta0, y0, 1.0);
+        for k in 0..indices.len() {
+            theta = (n_prev / indices[k] * (theta - tilts[k]).sin()).asin() + tilts[k];
+            n_prev = indices[k];
+            y += gaps[k] * theta.tan();
+        }
+        (y, theta)
+    }
+
+    const TILTS: [f64; 4] = [0.1, -0.05, 0.2, 0.0];
+    const GAPS: [f64; 4] = [0.5, 0.0, 0.8, 0.3];
+
+    #[test]
+    fn exit_height_audit() {
+        let pts: Vec<Vec<f64>> = points(4250, 5, 10, 0.0, 1.0)
+            .into_iter()
+            .map(|p| {
+                let mut q = vec![-0.4 + 0.8 * p[0]];
+                q.extend(p[1..].iter().map(|v| 1.3 + 0.5 * v));
+                q
+            })
+            .collect();
+        let y0 = 0.25;
+        for p in &pts {
+            let (y, _) = plain(p[0], y0, &p[1..], &TILTS, &GAPS);
+            assert_close(exit_height(p[0], y0, &p[1..], &TILTS, &GAPS), y, 1e-12, "height");
+        }
+        // By hand through one surface: y = y0 + g tan(asin(sin(t) / n)).
+        let (_, (dt, dn)) = exit_height_grad(0.3, 0.0, &[1.5], &[0.0], &[1.0]);
+        let s = 0.3f64.sin() / 1.5;
+        let c = (1.0 - s * s).sqrt();
+        let dtheta = 1.0 / (c * c);
+        assert_close(dt, dtheta * 0.3f64.cos() / 1.5 / c, 1e-12, "dy/dtheta0");
+        assert_close(dn[0], dtheta * -s / 1.5 / c, 1e-12, "dy/dn");
+        audit(
+            &Items {
+                what: "lenses::exit_height",
+                primal: &|x| exit_height(x[0], y0, &x[1..], &TILTS, &GAPS),
+                grad: &|x| {
+                    let (v, (a, b)) = exit_height_grad(x[0], y0, &x[1..], &TILTS, &GAPS);
+                    (v, [vec![a], b].concat())
+                },
+                vjp: &|x, d| {
+                    let (v, (a, b)) = exit_height_vjp(x[0], y0, &x[1..], &TILTS, &GAPS, d);
+                    (v, [vec![a], b].concat())
+                },
+                jvp: &|x, t| {
+                    exit_height_jvp(x[0], y0, &x[1..], &TILTS, &GAPS, (t[0], t[1..].to_vec()))
+                },
+                grad_into: &|x| {
+                    let mut a = f64::NAN;
+                    let mut b = vec![f64::NAN; 4];
+                    let v =
+                        exit_height_grad_into(x[0], y0, &x[1..], &TILTS, &GAPS, (&mut a, &mut b));
+                    (v, [vec![a], b].concat())
+                },
+                hvp: Some(&|x, w| {
+                    let (f, (a, b), (ha, hb)) =
+                        exit_height_hvp(x[0], y0, &x[1..], &TILTS, &GAPS, (w[0], w[1..].to_vec()));
+                    (f, [vec![a], b].concat(), [vec![ha], hb].concat())
+                }),
+                hessian: Some(&|x| {
+                    let (f, (a, b), h) = exit_height_hessian(x[0], y0, &x[1..], &TILTS, &GAPS);
+                    (f, [vec![a], b].concat(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+
+    #[test]
+    fn exit_ray_jacobian_against_differences() {
+        for p in points(4251, 14, 10, 0.0, 1.0) {
+            // theta0, y0, 4 indices, 4 tilts, 4 gaps.
+            let mut x = p.clone();
+            x[0] = -0.4 + 0.8 * p[0];
+            for k in 2..6 {
+                x[k] = 1.3 + 0.5 * p[k];
+            }
+            for k in 6..10 {
+                x[k] = 0.2 * (p[k] - 0.5);
+            }
+            let f = |y: &[f64]| exit_ray(y[0], y[1], &y[2..6], &y[6..10], &y[10..14]).to_vec();
+            let (h, th) = plain(x[0], x[1], &x[2..6], &x[6..10], &x[10..14]);
+            assert_all_close(&f(&x), &[h, th], 1e-12, "exit ray");
+            let j = exit_ray_jacobian(x[0], x[1], &x[2..6], &x[6..10], &x[10..14]);
+            check_jacobian("lenses::exit_ray", &x, &j, f);
+            let c = [1.0, -0.6];
+            let t = wave(14, 0.5);
+            let (_, (a, b, ci, ct, cg)) =
+                exit_ray_vjp(x[0], x[1], &x[2..6], &x[6..10], &x[10..14], c);
+            let (_, jt) = exit_ray_jvp(
+                x[0],
+                x[1],
+                &x[2..6],
+                &x[6..10],
+                &x[10..14],
+                (t[0], t[1], t[2..6].to_vec(), t[6..10].to_vec(), t[10..14].to_vec()),
+            );
+            check_dual(
+                "lenses::exit_ray",
+                &c,
+                &jt,
+                &[vec![a, b], ci, ct, cg].concat(),
+                &t,
+            );
+        }
+    }
+}
