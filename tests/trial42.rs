@@ -1478,3 +1478,574 @@ mod lenses {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (8) Elastic-net regression: a penalty with `abs` through a `super::`-free helper, the objective at
+// `order = 2`; and coordinate descent as a function of the responses (the fitted coefficients'
+// `_jacobian` in the data): coefficients overwritten in place each sweep, a soft threshold by
+// `signum` and `max(0.0)`.
+
+mod elastic_net {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable(wrt(beta))]
+    pub fn penalty(beta: &[f64], lambda: f64, alpha: f64) -> f64 {
+        lambda
+            * beta
+                .iter()
+                .map(|b| alpha * b.abs() + 0.5 * (1.0 - alpha) * b * b)
+                .sum::<f64>()
+    }
+
+    #[differentiable(wrt(beta, intercept), order = 2)]
+    pub fn objective(
+        beta: &[f64],
+        intercept: f64,
+        xs: &[Vec<f64>],
+        ys: &[f64],
+        lambda: f64,
+        alpha: f64,
+    ) -> f64 {
+        let n = ys.len() as f64;
+        let mut rss = 0.0;
+        for (x, &y) in xs.iter().zip(ys) {
+            let pred = intercept + x.iter().zip(beta).map(|(a, b)| a * b).sum::<f64>();
+            rss += (y - pred).powi(2);
+        }
+        rss / (2.0 * n) + penalty(beta, lambda, alpha)
+    }
+
+    #[differentiable]
+    pub fn soft_threshold(z: f64, t: f64) -> f64 {
+        z.signum() * (z.abs() - t).max(0.0)
+    }
+
+    /// Coordinate descent from zero, `sweeps` passes; the coefficients as a function of `ys`.
+    #[differentiable(wrt(ys))]
+    pub fn coordinate_descent(
+        ys: &[f64],
+        xs: &[Vec<f64>],
+        lambda: f64,
+        alpha: f64,
+        sweeps: usize,
+    ) -> Vec<f64> {
+        let d = xs[0].len();
+        let n = ys.len();
+        let mut beta = vec![0.0; d];
+        let mut resid = vec![0.0; n];
+        for i in 0..n {
+            resid[i] = ys[i];
+        }
+        for _ in 0..sweeps {
+            for j in 0..d {
+                let mut rho = 0.0;
+                let mut norm = 0.0;
+                for i in 0..n {
+                    rho += xs[i][j] * (resid[i] + xs[i][j] * beta[j]);
+                    norm += xs[i][j] * xs[i][j];
+                }
+                let updated = soft_threshold(rho / n as f64, lambda * alpha)
+                    / (norm / n as f64 + lambda * (1.0 - alpha));
+                for i in 0..n {
+                    resid[i] -= xs[i][j] * (updated - beta[j]);
+                }
+                beta[j] = updated;
+            }
+        }
+        beta
+    }
+
+    fn data() -> (Vec<Vec<f64>>, Vec<f64>) {
+        let xs = points(4260, 4, 9, -1.0, 1.0);
+        let truth = [1.5, 0.0, -0.8, 0.05];
+        let ys = xs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| dot(x, &truth) + 0.1 * (i as f64).sin())
+            .collect();
+        (xs, ys)
+    }
+
+    #[test]
+    fn objective_audit_and_by_hand() {
+        let (xs, ys) = data();
+        let (lambda, alpha) = (0.2, 0.6);
+        let pts = points(4261, 5, 10, -1.0, 1.0);
+        let by_hand = |p: &[f64]| {
+            let (beta, b0) = (&p[..4], p[4]);
+            let n = ys.len() as f64;
+            let mut g = vec![0.0; 5];
+            for (x, y) in xs.iter().zip(&ys) {
+                let r = b0 + dot(x, beta) - y;
+                for j in 0..4 {
+                    g[j] += r * x[j] / n;
+                }
+                g[4] += r / n;
+            }
+            for j in 0..4 {
+                g[j] += lambda * (alpha * beta[j].signum() + (1.0 - alpha) * beta[j]);
+            }
+            g
+        };
+        audit(
+            &Items {
+                what: "elastic_net::objective",
+                primal: &|x| objective(&x[..4], x[4], &xs, &ys, lambda, alpha),
+                grad: &|x| {
+                    let (v, (g, g0)) = objective_grad(&x[..4], x[4], &xs, &ys, lambda, alpha);
+                    (v, [g, vec![g0]].concat())
+                },
+                vjp: &|x, d| {
+                    let (v, (g, g0)) = objective_vjp(&x[..4], x[4], &xs, &ys, lambda, alpha, d);
+                    (v, [g, vec![g0]].concat())
+                },
+                jvp: &|x, t| {
+                    objective_jvp(&x[..4], x[4], &xs, &ys, lambda, alpha, (t[..4].to_vec(), t[4]))
+                },
+                grad_into: &|x| {
+                    let mut g = vec![f64::NAN; 4];
+                    let mut g0 = f64::NAN;
+                    let v = objective_grad_into(
+                        &x[..4],
+                        x[4],
+                        &xs,
+                        &ys,
+                        lambda,
+                        alpha,
+                        (&mut g, &mut g0),
+                    );
+                    (v, [g, vec![g0]].concat())
+                },
+                hvp: Some(&|x, w| {
+                    let (f, (g, g0), (h, h0)) = objective_hvp(
+                        &x[..4],
+                        x[4],
+                        &xs,
+                        &ys,
+                        lambda,
+                        alpha,
+                        (w[..4].to_vec(), w[4]),
+                    );
+                    (f, [g, vec![g0]].concat(), [h, vec![h0]].concat())
+                }),
+                hessian: Some(&|x| {
+                    let (f, (g, g0), h) = objective_hessian(&x[..4], x[4], &xs, &ys, lambda, alpha);
+                    (f, [g, vec![g0]].concat(), h)
+                }),
+                analytic: Some(&by_hand),
+            },
+            &pts,
+        );
+    }
+
+    #[test]
+    fn coordinate_descent_jacobian_against_differences() {
+        let (xs, ys) = data();
+        let (lambda, alpha) = (0.1, 0.7);
+        // The fit is the minimiser: the objective's gradient vanishes on the nonzero coefficients.
+        let beta = coordinate_descent(&ys, &xs, lambda, alpha, 200);
+        let no_intercept = |b: &[f64]| {
+            let n = ys.len() as f64;
+            (0..4)
+                .map(|j| {
+                    let fit: f64 = xs
+                        .iter()
+                        .zip(&ys)
+                        .map(|(x, y)| (dot(x, b) - y) * x[j])
+                        .sum();
+                    fit / n + lambda * (1.0 - alpha) * b[j]
+                })
+                .collect::<Vec<f64>>()
+        };
+        let g = no_intercept(&beta);
+        for j in 0..4 {
+            if beta[j] != 0.0 {
+                assert_close(g[j], -lambda * alpha * beta[j].signum(), 1e-9, "KKT");
+            } else {
+                assert!(g[j].abs() <= lambda * alpha + 1e-12, "KKT at zero");
+            }
+        }
+        for (k, p) in points(4262, 9, 10, -0.05, 0.05).iter().enumerate() {
+            let ys: Vec<f64> = ys.iter().zip(p).map(|(y, e)| y + e).collect();
+            let sweeps = 3 + k % 4;
+            let j = coordinate_descent_jacobian(&ys, &xs, lambda, alpha, sweeps);
+            check_jacobian("elastic_net::coordinate_descent", &ys, &j, |y| {
+                coordinate_descent(y, &xs, lambda, alpha, sweeps)
+            });
+            let c = wave(4, 0.1);
+            let t = wave(9, 1.7);
+            let (v1, cj) = coordinate_descent_vjp(&ys, &xs, lambda, alpha, sweeps, c.clone());
+            let (v2, jt) = coordinate_descent_jvp(&ys, &xs, lambda, alpha, sweeps, t.clone());
+            assert_eq!(v1, v2);
+            check_dual("elastic_net::coordinate_descent", &c, &jt, &cj, &t);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (9) Matrix factorisation over sparse ratings: ratings as parallel index slices, a prediction helper
+// taking two rows of the factor matrices, a regularised loss at `order = 2`; and one epoch of SGD
+// written as a differentiable function of the initial factors (local copies updated in place, each
+// rating reading what the previous one wrote), its final loss differentiated through the epoch.
+
+mod factorisation {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn predict(u: &[f64], v: &[f64], bias: f64) -> f64 {
+        bias + u.iter().zip(v).map(|(a, b)| a * b).sum::<f64>()
+    }
+
+    #[differentiable(wrt(users, items), order = 2)]
+    pub fn loss(
+        users: &[Vec<f64>],
+        items: &[Vec<f64>],
+        who: &[usize],
+        what: &[usize],
+        ratings: &[f64],
+        reg: f64,
+    ) -> f64 {
+        let mut total = 0.0;
+        for k in 0..ratings.len() {
+            let err = predict(&users[who[k]], &items[what[k]], 3.0) - ratings[k];
+            total += err * err;
+        }
+        let mut norms = 0.0;
+        for row in users.iter().chain(items.iter()) {
+            norms += row.iter().map(|x| x * x).sum::<f64>();
+        }
+        total + reg * norms
+    }
+
+    /// One SGD epoch over the ratings from factors `u0`, `v0` (flat, rank 2), then the loss.
+    #[differentiable(wrt(u0, v0), order = 2)]
+    pub fn after_epoch(
+        u0: &[f64],
+        v0: &[f64],
+        who: &[usize],
+        what: &[usize],
+        ratings: &[f64],
+        rate: f64,
+    ) -> f64 {
+        let mut u = u0.to_vec();
+        let mut v = v0.to_vec();
+        for k in 0..ratings.len() {
+            let (a, b) = (2 * who[k], 2 * what[k]);
+            let err = u[a] * v[b] + u[a + 1] * v[b + 1] - ratings[k];
+            let (ua, ub) = (u[a], u[a + 1]);
+            u[a] -= rate * err * v[b];
+            u[a + 1] -= rate * err * v[b + 1];
+            v[b] -= rate * err * ua;
+            v[b + 1] -= rate * err * ub;
+        }
+        let mut total = 0.0;
+        for k in 0..ratings.len() {
+            let (a, b) = (2 * who[k], 2 * what[k]);
+            total += (u[a] * v[b] + u[a + 1] * v[b + 1] - ratings[k]).powi(2);
+        }
+        total
+    }
+
+    const WHO: [usize; 7] = [0, 0, 1, 2, 2, 1, 0];
+    const WHAT: [usize; 7] = [0, 1, 1, 0, 2, 2, 2];
+    const RATINGS: [f64; 7] = [1.0, -0.5, 0.3, 0.8, -0.2, 0.6, 0.1];
+
+    #[test]
+    fn loss_audit_and_by_hand() {
+        let reg = 0.05;
+        let split = |x: &[f64]| (rows(&x[..6], 2), rows(&x[6..], 2));
+        let by_hand = |x: &[f64]| {
+            let (u, v) = split(x);
+            let mut gu = vec![vec![0.0; 2]; 3];
+            let mut gv = vec![vec![0.0; 2]; 3];
+            for k in 0..7 {
+                let (a, b) = (WHO[k], WHAT[k]);
+                let err = 3.0 + dot(&u[a], &v[b]) - (RATINGS[k] + 3.0);
+                for c in 0..2 {
+                    gu[a][c] += 2.0 * err * v[b][c];
+                    gv[b][c] += 2.0 * err * u[a][c];
+                }
+            }
+            for c in 0..6 {
+                gu[c / 2][c % 2] += 2.0 * reg * x[c];
+                gv[c / 2][c % 2] += 2.0 * reg * x[6 + c];
+            }
+            [flatten(&gu), flatten(&gv)].concat()
+        };
+        let shifted: Vec<f64> = RATINGS.iter().map(|r| r + 3.0).collect();
+        let pts = points(4270, 12, 10, -1.0, 1.0);
+        audit(
+            &Items {
+                what: "factorisation::loss",
+                primal: &|x| {
+                    let (u, v) = split(x);
+                    loss(&u, &v, &WHO, &WHAT, &shifted, reg)
+                },
+                grad: &|x| {
+                    let (u, v) = split(x);
+                    let (f, (gu, gv)) = loss_grad(&u, &v, &WHO, &WHAT, &shifted, reg);
+                    (f, [flatten(&gu), flatten(&gv)].concat())
+                },
+                vjp: &|x, d| {
+                    let (u, v) = split(x);
+                    let (f, (gu, gv)) = loss_vjp(&u, &v, &WHO, &WHAT, &shifted, reg, d);
+                    (f, [flatten(&gu), flatten(&gv)].concat())
+                },
+                jvp: &|x, t| {
+                    let (u, v) = split(x);
+                    loss_jvp(&u, &v, &WHO, &WHAT, &shifted, reg, split(t))
+                },
+                grad_into: &|x| {
+                    let (u, v) = split(x);
+                    let mut gu = vec![vec![f64::NAN; 2]; 3];
+                    let mut gv = vec![vec![f64::NAN; 2]; 3];
+                    let f = loss_grad_into(&u, &v, &WHO, &WHAT, &shifted, reg, (&mut gu, &mut gv));
+                    (f, [flatten(&gu), flatten(&gv)].concat())
+                },
+                hvp: Some(&|x, w| {
+                    let (u, v) = split(x);
+                    let (f, (gu, gv), (hu, hv)) =
+                        loss_hvp(&u, &v, &WHO, &WHAT, &shifted, reg, split(w));
+                    let g = [flatten(&gu), flatten(&gv)].concat();
+                    (f, g, [flatten(&hu), flatten(&hv)].concat())
+                }),
+                hessian: Some(&|x| {
+                    let (u, v) = split(x);
+                    let (f, (gu, gv), h) = loss_hessian(&u, &v, &WHO, &WHAT, &shifted, reg);
+                    (f, [flatten(&gu), flatten(&gv)].concat(), h)
+                }),
+                analytic: Some(&by_hand),
+            },
+            &pts,
+        );
+    }
+
+    #[test]
+    fn through_an_sgd_epoch() {
+        let rate = 0.3;
+        let pts = points(4271, 12, 10, -1.0, 1.0);
+        for p in &pts {
+            // Plainly: the same epoch.
+            let (mut u, mut v) = (p[..6].to_vec(), p[6..].to_vec());
+            for k in 0..7 {
+                let (a, b) = (2 * WHO[k], 2 * WHAT[k]);
+                let err = u[a] * v[b] + u[a + 1] * v[b + 1] - RATINGS[k];
+                let old = [u[a], u[a + 1], v[b], v[b + 1]];
+                u[a] -= rate * err * old[2];
+                u[a + 1] -= rate * err * old[3];
+                v[b] -= rate * err * old[0];
+                v[b + 1] -= rate * err * old[1];
+            }
+            let expected: f64 = (0..7)
+                .map(|k| {
+                    let (a, b) = (2 * WHO[k], 2 * WHAT[k]);
+                    (u[a] * v[b] + u[a + 1] * v[b + 1] - RATINGS[k]).powi(2)
+                })
+                .sum();
+            let got = after_epoch(&p[..6], &p[6..], &WHO, &WHAT, &RATINGS, rate);
+            assert_close(got, expected, 1e-12, "after_epoch");
+        }
+        audit(
+            &Items {
+                what: "factorisation::after_epoch",
+                primal: &|x| after_epoch(&x[..6], &x[6..], &WHO, &WHAT, &RATINGS, rate),
+                grad: &|x| {
+                    let (f, (a, b)) = after_epoch_grad(&x[..6], &x[6..], &WHO, &WHAT, &RATINGS, rate);
+                    (f, [a, b].concat())
+                },
+                vjp: &|x, d| {
+                    let (f, (a, b)) =
+                        after_epoch_vjp(&x[..6], &x[6..], &WHO, &WHAT, &RATINGS, rate, d);
+                    (f, [a, b].concat())
+                },
+                jvp: &|x, t| {
+                    after_epoch_jvp(
+                        &x[..6],
+                        &x[6..],
+                        &WHO,
+                        &WHAT,
+                        &RATINGS,
+                        rate,
+                        (t[..6].to_vec(), t[6..].to_vec()),
+                    )
+                },
+                grad_into: &|x| {
+                    let (mut a, mut b) = (vec![f64::NAN; 6], vec![f64::NAN; 6]);
+                    let f = after_epoch_grad_into(
+                        &x[..6],
+                        &x[6..],
+                        &WHO,
+                        &WHAT,
+                        &RATINGS,
+                        rate,
+                        (&mut a, &mut b),
+                    );
+                    (f, [a, b].concat())
+                },
+                hvp: Some(&|x, w| {
+                    let (f, (a, b), (ha, hb)) = after_epoch_hvp(
+                        &x[..6],
+                        &x[6..],
+                        &WHO,
+                        &WHAT,
+                        &RATINGS,
+                        rate,
+                        (w[..6].to_vec(), w[6..].to_vec()),
+                    );
+                    (f, [a, b].concat(), [ha, hb].concat())
+                }),
+                hessian: Some(&|x| {
+                    let (f, (a, b), h) =
+                        after_epoch_hessian(&x[..6], &x[6..], &WHO, &WHAT, &RATINGS, rate);
+                    (f, [a, b].concat(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (10) A natural cubic spline: second derivatives at the knots by the Thomas algorithm (forward
+// elimination and back substitution over local `Vec`s, `.rev()`), the interval by a binary search
+// `while lo + 1 < hi`; the interpolated values' `_jacobian` in the knot values, and a smoothness
+// penalty at `order = 2`.
+
+mod spline {
+    use super::*;
+    use autodiff::differentiable;
+
+    /// The second derivatives `m` at the knots of a natural spline through `(xs, ys)`.
+    #[differentiable(wrt(ys))]
+    pub fn moments(xs: &[f64], ys: &[f64]) -> Vec<f64> {
+        let n = xs.len();
+        let mut m = vec![0.0; n];
+        let mut c = vec![0.0; n];
+        let mut d = vec![0.0; n];
+        for i in 1..n - 1 {
+            let h0 = xs[i] - xs[i - 1];
+            let h1 = xs[i + 1] - xs[i];
+            let diag = 2.0 * (h0 + h1);
+            let rhs = 6.0 * ((ys[i + 1] - ys[i]) / h1 - (ys[i] - ys[i - 1]) / h0);
+            let denom = diag - h0 * c[i - 1];
+            c[i] = h1 / denom;
+            d[i] = (rhs - h0 * d[i - 1]) / denom;
+        }
+        for i in (1..n - 1).rev() {
+            m[i] = d[i] - c[i] * m[i + 1];
+        }
+        m
+    }
+
+    #[differentiable(wrt(ys))]
+    pub fn eval(xs: &[f64], ys: &[f64], m: &[f64], t: f64) -> f64 {
+        let mut lo = 0;
+        let mut hi = xs.len() - 1;
+        while lo + 1 < hi {
+            let mid = (lo + hi) / 2;
+            if xs[mid] <= t {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let h = xs[hi] - xs[lo];
+        let a = (xs[hi] - t) / h;
+        let b = (t - xs[lo]) / h;
+        a * ys[lo] + b * ys[hi] + ((a.powi(3) - a) * m[lo] + (b.powi(3) - b) * m[hi]) * h * h / 6.0
+    }
+
+    #[differentiable(wrt(ys))]
+    pub fn resample(xs: &[f64], ys: &[f64], at: &[f64]) -> Vec<f64> {
+        let m = moments(xs, ys);
+        let mut out = vec![0.0; at.len()];
+        for (k, &t) in at.iter().enumerate() {
+            out[k] = eval(xs, ys, &m, t);
+        }
+        out
+    }
+
+    /// The bending energy `∫ s''² dt`, exact for the piecewise-linear `s''`, plus a data term.
+    #[differentiable(wrt(ys), order = 2)]
+    pub fn bending(xs: &[f64], ys: &[f64], at: &[f64], data: &[f64]) -> f64 {
+        let m = moments(xs, ys);
+        let mut energy = 0.0;
+        for i in 0..xs.len() - 1 {
+            let h = xs[i + 1] - xs[i];
+            energy += h * (m[i] * m[i] + m[i] * m[i + 1] + m[i + 1] * m[i + 1]) / 3.0;
+        }
+        let mut misfit = 0.0;
+        for (k, &t) in at.iter().enumerate() {
+            misfit += (eval(xs, ys, &m, t) - data[k]).powi(2);
+        }
+        0.01 * energy + misfit
+    }
+
+    const XS: [f64; 6] = [0.0, 0.4, 1.0, 1.3, 2.0, 2.6];
+    const AT: [f64; 7] = [0.1, 0.4, 0.75, 1.2, 1.31, 1.9, 2.5];
+
+    #[test]
+    fn interpolates_and_is_linear_in_ys() {
+        let ys = [0.3, -0.2, 0.5, 0.9, 0.1, -0.4];
+        let m = moments(&XS, &ys);
+        for (i, &x) in XS.iter().enumerate() {
+            assert_close(eval(&XS, &ys, &m, x), ys[i], 1e-12, "knot");
+        }
+        // A cubic spline of a line is the line.
+        let line: Vec<f64> = XS.iter().map(|x| 2.0 * x - 1.0).collect();
+        let flat = resample(&XS, &line, &AT);
+        for (k, t) in AT.iter().enumerate() {
+            assert_close(flat[k], 2.0 * t - 1.0, 1e-12, "line");
+        }
+        // Linear in ys, so the Jacobian is the same everywhere and reproduces the values.
+        for p in points(4280, 6, 10, -1.0, 1.0) {
+            let j = resample_jacobian(&XS, &p, &AT);
+            let values = resample(&XS, &p, &AT);
+            for k in 0..AT.len() {
+                assert_close(dot(&j[k], &p), values[k], 1e-12, "J y");
+            }
+            check_jacobian("spline::resample", &p, &j, |y| resample(&XS, y, &AT));
+            let j2 = moments_jacobian(&XS, &p);
+            check_jacobian("spline::moments", &p, &j2, |y| moments(&XS, y));
+            let c = wave(7, 0.3);
+            let t = wave(6, 2.0);
+            let (_, cj) = resample_vjp(&XS, &p, &AT, c.clone());
+            let (_, jt) = resample_jvp(&XS, &p, &AT, t.clone());
+            check_dual("spline::resample", &c, &jt, &cj, &t);
+        }
+    }
+
+    #[test]
+    fn bending_audit() {
+        let data: Vec<f64> = AT.iter().map(|t| (2.0 * t).sin()).collect();
+        let pts = points(4281, 6, 10, -1.0, 1.0);
+        audit(
+            &Items {
+                what: "spline::bending",
+                primal: &|y| bending(&XS, y, &AT, &data),
+                grad: &|y| bending_grad(&XS, y, &AT, &data),
+                vjp: &|y, d| bending_vjp(&XS, y, &AT, &data, d),
+                jvp: &|y, t| bending_jvp(&XS, y, &AT, &data, t.to_vec()),
+                grad_into: &|y| {
+                    let mut g = vec![f64::NAN; 6];
+                    let v = bending_grad_into(&XS, y, &AT, &data, &mut g);
+                    same_bits(&g, &bending_grad(&XS, y, &AT, &data).1, "bending");
+                    (v, g)
+                },
+                hvp: Some(&|y, v| bending_hvp(&XS, y, &AT, &data, v.to_vec())),
+                hessian: Some(&|y| bending_hessian(&XS, y, &AT, &data)),
+                analytic: None,
+            },
+            &pts,
+        );
+        // A quadratic in ys: the Hessian is the same at every point.
+        let (_, _, h0) = bending_hessian(&XS, &pts[0], &AT, &data);
+        let (_, _, h1) = bending_hessian(&XS, &pts[1], &AT, &data);
+        for (a, b) in h0.iter().zip(&h1) {
+            assert_all_close(a, b, 1e-10, "constant Hessian");
+        }
+    }
+}
