@@ -2049,3 +2049,465 @@ mod spline {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (11) A VAE-style ELBO with fixed reparameterisation noise: an encoder returning `[f64; 4]` (means and
+// log-variances), samples `mu + exp(logvar / 2) eps` into a local array, a decoder whose variance goes
+// through a `#[custom_gradient]` softplus, a Gaussian log-likelihood and the closed-form KL term; at
+// `order = 2` over both weight vectors.
+
+mod vae {
+    use super::*;
+    use autodiff::{custom_gradient, differentiable};
+    use std::f64::consts::PI;
+
+    #[custom_gradient]
+    pub fn softplus(x: f64) -> (f64, impl Fn(f64) -> f64) {
+        let s = 1.0 / (1.0 + (-x).exp());
+        let value = if x > 30.0 { x } else { x.exp().ln_1p() };
+        (value, move |dy| dy * s)
+    }
+
+    /// Three inputs to two latent means and two log-variances; `w` holds 4 rows of 3 and 4 biases.
+    #[differentiable]
+    pub fn encode(x: &[f64], w: &[f64]) -> [f64; 4] {
+        let mut out = [0.0; 4];
+        for (r, row) in w[..12].chunks_exact(3).enumerate() {
+            out[r] = w[12 + r] + row.iter().zip(x).map(|(a, b)| a * b).sum::<f64>();
+        }
+        out
+    }
+
+    /// The log-density of `x` under the decoder at `z`: means `v z + c`, one shared variance.
+    #[differentiable]
+    pub fn log_likelihood(x: &[f64], z: &[f64; 2], v: &[f64]) -> f64 {
+        let var = softplus(v[9]) + 1e-3;
+        let mut total = 0.0;
+        for i in 0..3 {
+            let mean = v[2 * i] * z[0] + v[2 * i + 1] * z[1] + v[6 + i];
+            total -= 0.5 * ((x[i] - mean).powi(2) / var + (2.0 * PI * var).ln());
+        }
+        total
+    }
+
+    #[differentiable(wrt(enc, dec), order = 2)]
+    pub fn elbo(enc: &[f64], dec: &[f64], xs: &[Vec<f64>], noise: &[[f64; 2]]) -> f64 {
+        let mut total = 0.0;
+        for (x, eps) in xs.iter().zip(noise) {
+            let stats = encode(x, enc);
+            let mut z = [0.0; 2];
+            let mut kl = 0.0;
+            for k in 0..2 {
+                let (mu, logvar) = (stats[k], stats[2 + k]);
+                z[k] = mu + (0.5 * logvar).exp() * eps[k];
+                kl += -0.5 * (1.0 + logvar - mu * mu - logvar.exp());
+            }
+            total += log_likelihood(x, &z, dec) - kl;
+        }
+        total / xs.len() as f64
+    }
+
+    fn plain(enc: &[f64], dec: &[f64], xs: &[Vec<f64>], noise: &[[f64; 2]]) -> f64 {
+        let mut total = 0.0;
+        for (x, eps) in xs.iter().zip(noise) {
+            let s: Vec<f64> = (0..4).map(|r| enc[12 + r] + dot(&enc[3 * r..3 * r + 3], x)).collect();
+            let z = [
+                s[0] + (0.5 * s[2]).exp() * eps[0],
+                s[1] + (0.5 * s[3]).exp() * eps[1],
+            ];
+            let var = dec[9].exp().ln_1p() + 1e-3;
+            let ll: f64 = (0..3)
+                .map(|i| {
+                    let m = dec[2 * i] * z[0] + dec[2 * i + 1] * z[1] + dec[6 + i];
+                    -0.5 * ((x[i] - m).powi(2) / var + (2.0 * PI * var).ln())
+                })
+                .sum();
+            let kl: f64 = (0..2)
+                .map(|k| -0.5 * (1.0 + s[2 + k] - s[k] * s[k] - s[2 + k].exp()))
+                .sum();
+            total += ll - kl;
+        }
+        total / xs.len() as f64
+    }
+
+    #[test]
+    fn elbo_audit() {
+        let xs = points(4290, 3, 5, -1.0, 1.0);
+        let noise: Vec<[f64; 2]> = points(4291, 2, 5, -1.5, 1.5)
+            .iter()
+            .map(|p| arr(p))
+            .collect();
+        let pts = points(4292, 26, 8, -0.8, 0.8);
+        for p in &pts {
+            assert_close(
+                elbo(&p[..16], &p[16..], &xs, &noise),
+                plain(&p[..16], &p[16..], &xs, &noise),
+                1e-12,
+                "elbo",
+            );
+        }
+        audit(
+            &Items {
+                what: "vae::elbo",
+                primal: &|x| elbo(&x[..16], &x[16..], &xs, &noise),
+                grad: &|x| {
+                    let (f, (a, b)) = elbo_grad(&x[..16], &x[16..], &xs, &noise);
+                    (f, [a, b].concat())
+                },
+                vjp: &|x, d| {
+                    let (f, (a, b)) = elbo_vjp(&x[..16], &x[16..], &xs, &noise, d);
+                    (f, [a, b].concat())
+                },
+                jvp: &|x, t| {
+                    elbo_jvp(
+                        &x[..16],
+                        &x[16..],
+                        &xs,
+                        &noise,
+                        (t[..16].to_vec(), t[16..].to_vec()),
+                    )
+                },
+                grad_into: &|x| {
+                    let (mut a, mut b) = (vec![f64::NAN; 16], vec![f64::NAN; 10]);
+                    let f = elbo_grad_into(&x[..16], &x[16..], &xs, &noise, (&mut a, &mut b));
+                    (f, [a, b].concat())
+                },
+                hvp: Some(&|x, w| {
+                    let (f, (a, b), (ha, hb)) = elbo_hvp(
+                        &x[..16],
+                        &x[16..],
+                        &xs,
+                        &noise,
+                        (w[..16].to_vec(), w[16..].to_vec()),
+                    );
+                    (f, [a, b].concat(), [ha, hb].concat())
+                }),
+                hessian: Some(&|x| {
+                    let (f, (a, b), h) = elbo_hessian(&x[..16], &x[16..], &xs, &noise);
+                    (f, [a, b].concat(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+
+    #[test]
+    fn encoder_jacobian() {
+        for p in points(4293, 19, 10, -1.0, 1.0) {
+            let j = encode_jacobian(&p[..3], &p[3..]);
+            check_jacobian("vae::encode", &p, &j, |y| encode(&y[..3], &y[3..]).to_vec());
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (12) Arrhenius kinetics of a second-order reaction over a temperature schedule: each implicit Euler
+// step `c = c_prev - dt k c²` solved by fixed-point iterations (a fixed count, and a `while` with a
+// compound condition), the rate constant through a registered gradient (`#[gradient_of]`) of an
+// outside `exp`-like function; the final concentration's fit at `order = 2`.
+
+mod kinetics {
+    use super::*;
+    use autodiff::{differentiable, gradient_of};
+
+    /// R in J/(mol K).
+    pub const GAS: f64 = 8.314;
+
+    pub mod outside {
+        /// An outside function without derivatives: `exp(-ea / (R T))`.
+        pub fn boltzmann(ea: f64, temp: f64) -> f64 {
+            (-ea / (super::GAS * temp)).exp()
+        }
+    }
+
+    #[gradient_of(outside::boltzmann)]
+    fn boltzmann_vjp(ea: f64, temp: f64, dy: f64) -> (f64, f64) {
+        let y = outside::boltzmann(ea, temp);
+        let rt = GAS * temp;
+        (-dy * y / rt, dy * y * ea / (rt * temp))
+    }
+
+    #[differentiable]
+    pub fn rate(log_a: f64, ea: f64, temp: f64) -> f64 {
+        log_a.exp() * outside::boltzmann(ea, temp)
+    }
+
+    #[differentiable(wrt(log_a, ea_scaled), order = 2)]
+    pub fn final_concentration(log_a: f64, ea_scaled: f64, temps: &[f64], c0: f64, dt: f64) -> f64 {
+        let mut c = c0;
+        for &t in temps {
+            let k = rate(log_a, 1e4 * ea_scaled, t);
+            let prev = c;
+            let mut next = c;
+            for _ in 0..60 {
+                next = prev - dt * k * next * next;
+            }
+            c = next;
+        }
+        c
+    }
+
+    #[differentiable(wrt(log_a, ea_scaled), order = 2)]
+    pub fn final_concentration_until(
+        log_a: f64,
+        ea_scaled: f64,
+        temps: &[f64],
+        c0: f64,
+        dt: f64,
+    ) -> f64 {
+        let mut c = c0;
+        for &t in temps {
+            let k = rate(log_a, 1e4 * ea_scaled, t);
+            let mut next = c;
+            let mut change = 1.0;
+            let mut iters = 0;
+            while change > 1e-15 && iters < 200 {
+                let updated = c - dt * k * next * next;
+                change = (updated - next).abs();
+                next = updated;
+                iters += 1;
+            }
+            c = next;
+        }
+        c
+    }
+
+    /// The closed form of one implicit step: the positive root of `dt k c² + c - c_prev = 0`.
+    fn exact(log_a: f64, ea: f64, temps: &[f64], c0: f64, dt: f64) -> f64 {
+        let mut c = c0;
+        for &t in temps {
+            let k = log_a.exp() * (-ea / (GAS * t)).exp();
+            // (-1 + sqrt(1 + 4 dt k c)) / (2 dt k), without its cancellation.
+            c = 2.0 * c / (1.0 + (1.0 + 4.0 * dt * k * c).sqrt());
+        }
+        c
+    }
+
+    const TEMPS: [f64; 5] = [300.0, 320.0, 340.0, 330.0, 310.0];
+
+    #[test]
+    fn against_the_closed_form_and_audit() {
+        let (c0, dt) = (1.0, 0.5);
+        let pts: Vec<Vec<f64>> = points(4300, 2, 10, 0.0, 1.0)
+            .into_iter()
+            .map(|p| vec![15.0 + 3.0 * p[0], 4.5 + 1.0 * p[1]])
+            .collect();
+        for p in &pts {
+            let e = exact(p[0], 1e4 * p[1], &TEMPS, c0, dt);
+            let a = final_concentration(p[0], p[1], &TEMPS, c0, dt);
+            let b = final_concentration_until(p[0], p[1], &TEMPS, c0, dt);
+            assert_close(a, e, 1e-12, "fixed point");
+            assert_close(b, e, 1e-12, "fixed point until");
+            // The derivative in log A of the closed form, by differences.
+            let at = |s: f64| exact(p[0] + s, 1e4 * p[1], &TEMPS, c0, dt);
+            let h = 1e-3;
+            let fd = (8.0 * (at(h) - at(-h)) - (at(2.0 * h) - at(-2.0 * h))) / (12.0 * h);
+            let (_, (ga, _)) = final_concentration_grad(p[0], p[1], &TEMPS, c0, dt);
+            let (_, (gb, _)) = final_concentration_until_grad(p[0], p[1], &TEMPS, c0, dt);
+            assert_close(ga, fd, 1e-7, "d c / d log A");
+            assert_close(gb, fd, 1e-7, "d c / d log A until");
+        }
+        for (what, f, grad, vjp, jvp, grad_into, hvp, hessian) in [
+            (
+                "kinetics::final_concentration",
+                final_concentration as fn(f64, f64, &[f64], f64, f64) -> f64,
+                final_concentration_grad as fn(f64, f64, &[f64], f64, f64) -> (f64, (f64, f64)),
+                final_concentration_vjp
+                    as fn(f64, f64, &[f64], f64, f64, f64) -> (f64, (f64, f64)),
+                final_concentration_jvp
+                    as fn(f64, f64, &[f64], f64, f64, (f64, f64)) -> (f64, f64),
+                final_concentration_grad_into
+                    as fn(f64, f64, &[f64], f64, f64, (&mut f64, &mut f64)) -> f64,
+                final_concentration_hvp
+                    as fn(f64, f64, &[f64], f64, f64, (f64, f64)) -> (f64, (f64, f64), (f64, f64)),
+                final_concentration_hessian
+                    as fn(f64, f64, &[f64], f64, f64) -> (f64, (f64, f64), Vec<Vec<f64>>),
+            ),
+            (
+                "kinetics::final_concentration_until",
+                final_concentration_until,
+                final_concentration_until_grad,
+                final_concentration_until_vjp,
+                final_concentration_until_jvp,
+                final_concentration_until_grad_into,
+                final_concentration_until_hvp,
+                final_concentration_until_hessian,
+            ),
+        ] {
+            audit(
+                &Items {
+                    what,
+                    primal: &|x| f(x[0], x[1], &TEMPS, c0, dt),
+                    grad: &|x| {
+                        let (v, g) = grad(x[0], x[1], &TEMPS, c0, dt);
+                        (v, vec![g.0, g.1])
+                    },
+                    vjp: &|x, d| {
+                        let (v, g) = vjp(x[0], x[1], &TEMPS, c0, dt, d);
+                        (v, vec![g.0, g.1])
+                    },
+                    jvp: &|x, t| jvp(x[0], x[1], &TEMPS, c0, dt, (t[0], t[1])),
+                    grad_into: &|x| {
+                        let (mut a, mut b) = (f64::NAN, f64::NAN);
+                        let v = grad_into(x[0], x[1], &TEMPS, c0, dt, (&mut a, &mut b));
+                        let g = grad(x[0], x[1], &TEMPS, c0, dt).1;
+                        same_bits(&[a, b], &[g.0, g.1], what);
+                        (v, vec![a, b])
+                    },
+                    hvp: Some(&|x, w| {
+                        let (v, g, h) = hvp(x[0], x[1], &TEMPS, c0, dt, (w[0], w[1]));
+                        (v, vec![g.0, g.1], vec![h.0, h.1])
+                    }),
+                    hessian: Some(&|x| {
+                        let (v, g, h) = hessian(x[0], x[1], &TEMPS, c0, dt);
+                        (v, vec![g.0, g.1], h)
+                    }),
+                    analytic: None,
+                },
+                &pts,
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (13) Batch normalisation followed by a linear layer: each column copied into a scratch `Vec`
+// (rewritten per feature), its mean and variance from a helper returning a tuple, the normalised batch
+// written into a local matrix; the loss at `order = 2` over scale, shift and weights, and the
+// normalised outputs' `_jacobian` in the input batch (the classic batch-norm backward).
+
+mod batch_norm {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn mean_var(col: &[f64]) -> (f64, f64) {
+        let n = col.len() as f64;
+        let mean = col.iter().sum::<f64>() / n;
+        let var = col.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+        (mean, var)
+    }
+
+    #[differentiable(wrt(xs))]
+    pub fn normalise(xs: &[Vec<f64>], gamma: &[f64], beta: &[f64]) -> Vec<f64> {
+        let (n, d) = (xs.len(), gamma.len());
+        let mut out = vec![0.0; n * d];
+        let mut col = vec![0.0; n];
+        for j in 0..d {
+            for i in 0..n {
+                col[i] = xs[i][j];
+            }
+            let (mu, var) = mean_var(&col);
+            let inv = 1.0 / (var + 1e-5).sqrt();
+            for i in 0..n {
+                out[i * d + j] = gamma[j] * (xs[i][j] - mu) * inv + beta[j];
+            }
+        }
+        out
+    }
+
+    #[differentiable(wrt(gamma, beta, w), order = 2)]
+    pub fn loss(xs: &[Vec<f64>], gamma: &[f64], beta: &[f64], w: &[f64], ys: &[f64]) -> f64 {
+        let (n, d) = (xs.len(), gamma.len());
+        let mut normed = vec![vec![0.0; d]; n];
+        let mut col = vec![0.0; n];
+        for j in 0..d {
+            for i in 0..n {
+                col[i] = xs[i][j];
+            }
+            let (mu, var) = mean_var(&col);
+            let inv = 1.0 / (var + 1e-5).sqrt();
+            for i in 0..n {
+                normed[i][j] = gamma[j] * (xs[i][j] - mu) * inv + beta[j];
+            }
+        }
+        let mut total = 0.0;
+        for (row, &y) in normed.iter().zip(ys) {
+            let pred = row.iter().zip(w).map(|(a, b)| a * b).sum::<f64>() + w[d];
+            total += (pred - y).powi(2);
+        }
+        total / n as f64
+    }
+
+    #[test]
+    fn normalise_jacobian_and_columns() {
+        let gamma = [1.5, 0.5, -1.0];
+        let beta = [0.1, -0.2, 0.0];
+        for p in points(4310, 12, 10, -2.0, 2.0) {
+            let xs = rows(&p, 3);
+            let out = normalise(&xs, &gamma, &beta);
+            // Each column has mean beta and variance gamma² var / (var + eps).
+            for j in 0..3 {
+                let col: Vec<f64> = (0..4).map(|i| out[i * 3 + j]).collect();
+                let m = col.iter().sum::<f64>() / 4.0;
+                assert_close(m, beta[j], 1e-12, "column mean");
+            }
+            let j = normalise_jacobian(&xs, &gamma, &beta);
+            check_jacobian("batch_norm::normalise", &p, &j, |y| {
+                normalise(&rows(y, 3), &gamma, &beta)
+            });
+            // Shifting a column leaves the output unchanged: each row of J sums to 0 over a column's inputs.
+            for r in 0..12 {
+                for c in 0..3 {
+                    let s: f64 = (0..4).map(|i| j[r][i * 3 + c]).sum();
+                    assert!(s.abs() < 1e-10, "shift invariance: {s}");
+                }
+            }
+            let c = wave(12, 0.9);
+            let t = wave(12, 2.4);
+            let (_, cj) = normalise_vjp(&xs, &gamma, &beta, c.clone());
+            let (_, jt) = normalise_jvp(&xs, &gamma, &beta, rows(&t, 3));
+            check_dual("batch_norm::normalise", &c, &jt, &flatten(&cj), &t);
+        }
+    }
+
+    #[test]
+    fn loss_audit() {
+        let xs = points(4311, 3, 6, -2.0, 2.0);
+        let ys = [0.5, -0.3, 1.2, 0.0, 0.7, -1.1];
+        let pts = points(4312, 10, 10, -1.0, 1.0);
+        let parts = |x: &[f64]| (x[..3].to_vec(), x[3..6].to_vec(), x[6..].to_vec());
+        audit(
+            &Items {
+                what: "batch_norm::loss",
+                primal: &|x| {
+                    let (g, b, w) = parts(x);
+                    loss(&xs, &g, &b, &w, &ys)
+                },
+                grad: &|x| {
+                    let (g, b, w) = parts(x);
+                    let (f, (gg, gb, gw)) = loss_grad(&xs, &g, &b, &w, &ys);
+                    (f, [gg, gb, gw].concat())
+                },
+                vjp: &|x, d| {
+                    let (g, b, w) = parts(x);
+                    let (f, (gg, gb, gw)) = loss_vjp(&xs, &g, &b, &w, &ys, d);
+                    (f, [gg, gb, gw].concat())
+                },
+                jvp: &|x, t| {
+                    let (g, b, w) = parts(x);
+                    loss_jvp(&xs, &g, &b, &w, &ys, parts(t))
+                },
+                grad_into: &|x| {
+                    let (g, b, w) = parts(x);
+                    let (mut a, mut c, mut e) = (vec![0.0; 3], vec![1.0; 3], vec![2.0; 4]);
+                    let f = loss_grad_into(&xs, &g, &b, &w, &ys, (&mut a, &mut c, &mut e));
+                    (f, [a, c, e].concat())
+                },
+                hvp: Some(&|x, v| {
+                    let (g, b, w) = parts(x);
+                    let (f, (gg, gb, gw), (hg, hb, hw)) = loss_hvp(&xs, &g, &b, &w, &ys, parts(v));
+                    (f, [gg, gb, gw].concat(), [hg, hb, hw].concat())
+                }),
+                hessian: Some(&|x| {
+                    let (g, b, w) = parts(x);
+                    let (f, (gg, gb, gw), h) = loss_hessian(&xs, &g, &b, &w, &ys);
+                    (f, [gg, gb, gw].concat(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
