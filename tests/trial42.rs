@@ -2511,3 +2511,452 @@ mod batch_norm {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (14) A hidden Markov model in log space: the forward recursion with a double buffer (`cur = next;`
+// of local `Vec`s), log-sum-exp over a column of the log-transition matrix `[[f64; 3]; 3]` through a
+// helper taking an array, emissions chosen by `match` on the observed symbol; the log-likelihood at
+// `order = 2` over the transition logits, and the backward recursion over `.iter().rev()` agreeing with it.
+
+mod hmm {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable(order = 2)]
+    pub fn lse3(v: [f64; 3]) -> f64 {
+        let m = v[0].max(v[1]).max(v[2]);
+        m + ((v[0] - m).exp() + (v[1] - m).exp() + (v[2] - m).exp()).ln()
+    }
+
+    /// Row-wise log-softmax of the logits: the log-transition matrix, flat and row-major (a matrix is
+    /// not a return type API.md lists: returning `[[f64; 3]; 3]` is the spanned error saying so).
+    #[differentiable]
+    pub fn log_transitions(logits: [[f64; 3]; 3]) -> [f64; 9] {
+        let mut out = [0.0; 9];
+        for i in 0..3 {
+            let z = lse3(logits[i]);
+            for j in 0..3 {
+                out[3 * i + j] = logits[i][j] - z;
+            }
+        }
+        out
+    }
+
+    /// The log-probability of `symbol` in `state`: data, no derivative, called from the bodies.
+    pub fn emission(state: usize, symbol: usize) -> f64 {
+        let p: f64 = match (state, symbol) {
+            (0, 0) => 0.7,
+            (0, _) => 0.15,
+            (1, 1) => 0.6,
+            (1, _) => 0.2,
+            (_, 2) => 0.8,
+            _ => 0.1,
+        };
+        p.ln()
+    }
+
+    #[differentiable(wrt(logits), order = 2)]
+    pub fn log_likelihood(logits: [[f64; 3]; 3], obs: &[usize]) -> f64 {
+        let lt = log_transitions(logits);
+        let mut cur = vec![0.0; 3];
+        for s in 0..3 {
+            cur[s] = (1.0f64 / 3.0).ln() + emission(s, obs[0]);
+        }
+        let mut next = vec![0.0; 3];
+        for &o in &obs[1..] {
+            for j in 0..3 {
+                next[j] = lse3([cur[0] + lt[j], cur[1] + lt[3 + j], cur[2] + lt[6 + j]])
+                    + emission(j, o);
+            }
+            cur = next.clone();
+        }
+        lse3([cur[0], cur[1], cur[2]])
+    }
+
+    /// The same likelihood by the backward recursion, walking the observations in reverse.
+    #[differentiable(wrt(logits))]
+    pub fn backward(logits: [[f64; 3]; 3], obs: &[usize]) -> f64 {
+        let lt = log_transitions(logits);
+        let mut beta = [0.0; 3];
+        for &o in obs[1..].iter().rev() {
+            let mut prev = [0.0; 3];
+            for i in 0..3 {
+                prev[i] = lse3([
+                    lt[3 * i] + emission(0, o) + beta[0],
+                    lt[3 * i + 1] + emission(1, o) + beta[1],
+                    lt[3 * i + 2] + emission(2, o) + beta[2],
+                ]);
+            }
+            beta = prev;
+        }
+        let third = (1.0f64 / 3.0).ln();
+        lse3([
+            third + emission(0, obs[0]) + beta[0],
+            third + emission(1, obs[0]) + beta[1],
+            third + emission(2, obs[0]) + beta[2],
+        ])
+    }
+
+    /// By brute force over all state paths.
+    fn brute(logits: &[f64], obs: &[usize]) -> f64 {
+        let t: Vec<Vec<f64>> = (0..3)
+            .map(|i| {
+                let row = &logits[3 * i..3 * i + 3];
+                let s: f64 = row.iter().map(|v| v.exp()).sum();
+                row.iter().map(|v| v.exp() / s).collect()
+            })
+            .collect();
+        let e = |s: usize, o: usize| emission(s, o).exp();
+        let n = obs.len();
+        let mut total = 0.0;
+        for code in 0..3usize.pow(n as u32) {
+            let path: Vec<usize> = (0..n).map(|k| code / 3usize.pow(k as u32) % 3).collect();
+            let mut p = e(path[0], obs[0]) / 3.0;
+            for k in 1..n {
+                p *= t[path[k - 1]][path[k]] * e(path[k], obs[k]);
+            }
+            total += p;
+        }
+        total.ln()
+    }
+
+    const OBS: [usize; 6] = [0, 2, 2, 1, 0, 2];
+
+    #[test]
+    fn forward_backward_and_audit() {
+        use common::contract::nested;
+        let pts = points(4320, 9, 10, -1.5, 1.5);
+        for p in &pts {
+            let l: [[f64; 3]; 3] = nested(p);
+            let f = log_likelihood(l, &OBS);
+            assert_close(f, brute(p, &OBS), 1e-12, "forward against brute force");
+            let (b, gb) = backward_grad(l, &OBS);
+            assert_eq!(b, backward(l, &OBS));
+            assert_close(b, f, 1e-12, "backward");
+            let (_, gf) = log_likelihood_grad(l, &OBS);
+            assert_all_close(&flatten(&gb), &flatten(&gf), 1e-12, "backward's gradient");
+            // The rows are softmax logits: shifting a row changes nothing, so each row's gradient sums to 0.
+            for row in gf.iter() {
+                assert!(row.iter().sum::<f64>().abs() < 1e-12);
+            }
+            let lt = log_transitions(l);
+            let j = log_transitions_jacobian(l);
+            check_jacobian("hmm::log_transitions", p, &j, |y| {
+                log_transitions(nested(y)).to_vec()
+            });
+            for row in lt.chunks_exact(3) {
+                assert_close(row.iter().map(|v| v.exp()).sum::<f64>(), 1.0, 1e-12, "stochastic");
+            }
+        }
+        audit(
+            &Items {
+                what: "hmm::log_likelihood",
+                primal: &|x| log_likelihood(nested(x), &OBS),
+                grad: &|x| {
+                    let (f, g) = log_likelihood_grad(nested(x), &OBS);
+                    (f, flatten(&g))
+                },
+                vjp: &|x, d| {
+                    let (f, g) = log_likelihood_vjp(nested(x), &OBS, d);
+                    (f, flatten(&g))
+                },
+                jvp: &|x, t| log_likelihood_jvp(nested(x), &OBS, nested(t)),
+                grad_into: &|x| {
+                    let mut g = [[f64::NAN; 3]; 3];
+                    let f = log_likelihood_grad_into(nested(x), &OBS, &mut g);
+                    same_bits(
+                        &flatten(&g),
+                        &flatten(&log_likelihood_grad(nested(x), &OBS).1),
+                        "hmm",
+                    );
+                    (f, flatten(&g))
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, h) = log_likelihood_hvp(nested(x), &OBS, nested(v));
+                    (f, flatten(&g), flatten(&h))
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = log_likelihood_hessian(nested(x), &OBS);
+                    (f, flatten(&g), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (15) A linear solve by Gaussian elimination with partial pivoting inside the function: the matrix
+// copied into a local `Vec<Vec<f64>>`, the pivot row found by an integer argmax and swapped element by
+// element, eliminated in place, back substitution over `.rev()`; the solution's `_jacobian` in the
+// matrix and right-hand side (against `-A⁻¹ (dA) x`), and a compliance `bᵀx` at `order = 2`.
+
+mod gauss {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn solve(a: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
+        let n = b.len();
+        let mut m = a.to_vec();
+        let mut rhs = b.to_vec();
+        for k in 0..n {
+            let mut piv = k;
+            for i in k + 1..n {
+                if m[i][k].abs() > m[piv][k].abs() {
+                    piv = i;
+                }
+            }
+            if piv != k {
+                for c in 0..n {
+                    let t = m[k][c];
+                    m[k][c] = m[piv][c];
+                    m[piv][c] = t;
+                }
+                let t = rhs[k];
+                rhs[k] = rhs[piv];
+                rhs[piv] = t;
+            }
+            for i in k + 1..n {
+                let f = m[i][k] / m[k][k];
+                for c in k..n {
+                    m[i][c] -= f * m[k][c];
+                }
+                rhs[i] -= f * rhs[k];
+            }
+        }
+        let mut x = vec![0.0; n];
+        for i in (0..n).rev() {
+            let mut s = rhs[i];
+            for c in i + 1..n {
+                s -= m[i][c] * x[c];
+            }
+            x[i] = s / m[i][i];
+        }
+        x
+    }
+
+    #[differentiable(order = 2)]
+    pub fn compliance(a: &[Vec<f64>], b: &[f64]) -> f64 {
+        let x = solve(a, b);
+        x.iter().zip(b).map(|(u, v)| u * v).sum::<f64>()
+    }
+
+    fn matrix(p: &[f64]) -> Vec<Vec<f64>> {
+        // Not diagonally dominant, so pivoting happens.
+        let mut a = rows(&p[..9], 3);
+        a[0][0] *= 0.1;
+        a
+    }
+
+    #[test]
+    fn solution_and_jacobian() {
+        for p in points(4330, 12, 10, -1.0, 1.0) {
+            let a = matrix(&p);
+            let b = &p[9..];
+            let x = solve(&a, b);
+            let back: Vec<f64> = a.iter().map(|r| dot(r, &x)).collect();
+            assert_all_close(&back, b, 1e-10, "A x = b");
+            let j = solve_jacobian(&a, b);
+            assert_eq!((j.len(), j[0].len()), (3, 12));
+            let flat = [flatten(&a), b.to_vec()].concat();
+            check_jacobian("gauss::solve", &flat, &j, |y| solve(&rows(&y[..9], 3), &y[9..]));
+            // dx/db = A^-1: A times the b-columns is the identity.
+            for r in 0..3 {
+                for c in 0..3 {
+                    let s: f64 = (0..3).map(|k| a[r][k] * j[k][9 + c]).sum();
+                    assert_close(s, if r == c { 1.0 } else { 0.0 }, 1e-10, "A A^-1");
+                }
+            }
+            // dx/dA[k][l] = -A^-1 e_k x_l.
+            for k in 0..3 {
+                for l in 0..3 {
+                    for r in 0..3 {
+                        assert_close(j[r][3 * k + l], -j[r][9 + k] * x[l], 1e-10, "dx/dA");
+                    }
+                }
+            }
+            let c = wave(3, 0.2);
+            let t = wave(12, 0.8);
+            let (_, (ca, cb)) = solve_vjp(&a, b, c.clone());
+            let (_, jt) = solve_jvp(&a, b, (rows(&t[..9], 3), t[9..].to_vec()));
+            check_dual("gauss::solve", &c, &jt, &[flatten(&ca), cb].concat(), &t);
+        }
+    }
+
+    #[test]
+    fn compliance_audit() {
+        let pts: Vec<Vec<f64>> = points(4331, 12, 10, -1.0, 1.0)
+            .into_iter()
+            .map(|p| [flatten(&matrix(&p)), p[9..].to_vec()].concat())
+            .collect();
+        audit(
+            &Items {
+                what: "gauss::compliance",
+                primal: &|x| compliance(&rows(&x[..9], 3), &x[9..]),
+                grad: &|x| {
+                    let (f, (ga, gb)) = compliance_grad(&rows(&x[..9], 3), &x[9..]);
+                    (f, [flatten(&ga), gb].concat())
+                },
+                vjp: &|x, d| {
+                    let (f, (ga, gb)) = compliance_vjp(&rows(&x[..9], 3), &x[9..], d);
+                    (f, [flatten(&ga), gb].concat())
+                },
+                jvp: &|x, t| {
+                    compliance_jvp(
+                        &rows(&x[..9], 3),
+                        &x[9..],
+                        (rows(&t[..9], 3), t[9..].to_vec()),
+                    )
+                },
+                grad_into: &|x| {
+                    let mut ga = vec![vec![f64::NAN; 3]; 3];
+                    let mut gb = vec![f64::NAN; 3];
+                    let f = compliance_grad_into(&rows(&x[..9], 3), &x[9..], (&mut ga, &mut gb));
+                    (f, [flatten(&ga), gb].concat())
+                },
+                hvp: Some(&|x, v| {
+                    let (f, (ga, gb), (ha, hb)) = compliance_hvp(
+                        &rows(&x[..9], 3),
+                        &x[9..],
+                        (rows(&v[..9], 3), v[9..].to_vec()),
+                    );
+                    (f, [flatten(&ga), gb].concat(), [flatten(&ha), hb].concat())
+                }),
+                hessian: Some(&|x| {
+                    let (f, (ga, gb), h) = compliance_hessian(&rows(&x[..9], 3), &x[9..]);
+                    (f, [flatten(&ga), gb].concat(), h)
+                }),
+                // d(bᵀA⁻¹b)/db = (A⁻¹ + A⁻ᵀ) b, d/dA = -A⁻ᵀ b xᵀ.
+                analytic: Some(&|x| {
+                    let a = rows(&x[..9], 3);
+                    let b = &x[9..];
+                    let sol = solve(&a, b);
+                    let at: Vec<Vec<f64>> = (0..3).map(|i| (0..3).map(|j| a[j][i]).collect()).collect();
+                    let y = solve(&at, b);
+                    let mut g = vec![0.0; 12];
+                    for k in 0..3 {
+                        for l in 0..3 {
+                            g[3 * k + l] = -y[k] * sol[l];
+                        }
+                        g[9 + k] = sol[k] + y[k];
+                    }
+                    g
+                }),
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (16) Power iteration for the dominant eigenvalue of a symmetric matrix: the iterate normalised in
+// place each step (its norm by a fold of `hypot`), the Rayleigh quotient at the end; the eigenvalue's
+// gradient against `v vᵀ` (symmetrised), at `order = 2`.
+
+mod power {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn mat_vec_into(m: &[Vec<f64>], v: &[f64], out: &mut [f64]) {
+        for (i, row) in m.iter().enumerate() {
+            out[i] = row.iter().zip(v).map(|(a, b)| a * b).sum::<f64>();
+        }
+    }
+
+    #[differentiable(wrt(m), order = 2)]
+    pub fn dominant(m: &[Vec<f64>], iters: usize) -> f64 {
+        let n = m.len();
+        let mut v = vec![1.0; n];
+        let mut w = vec![0.0; n];
+        for _ in 0..iters {
+            mat_vec_into(m, &v, &mut w);
+            let norm = w.iter().fold(0.0, |acc: f64, &x| acc.hypot(x));
+            for i in 0..n {
+                v[i] = w[i] / norm;
+            }
+        }
+        mat_vec_into(m, &v, &mut w);
+        v.iter().zip(&w).map(|(a, b)| a * b).sum::<f64>()
+    }
+
+    /// A symmetric matrix with a clear spectral gap from `p` (6 numbers for the upper triangle).
+    fn symmetric(p: &[f64]) -> Vec<Vec<f64>> {
+        let mut m = vec![vec![0.0; 3]; 3];
+        let mut k = 0;
+        for i in 0..3 {
+            for j in i..3 {
+                m[i][j] = 0.3 * p[k];
+                m[j][i] = 0.3 * p[k];
+                k += 1;
+            }
+        }
+        m[0][0] += 3.0;
+        m[1][1] += 1.0;
+        m
+    }
+
+    #[test]
+    fn eigenvalue_gradient_is_v_vt() {
+        for p in points(4340, 6, 10, -1.0, 1.0) {
+            let m = symmetric(&p);
+            let (lambda, g) = dominant_grad(&m, 60);
+            // The eigenvector, by many more iterations.
+            let mut v = vec![1.0; 3];
+            for _ in 0..500 {
+                let w: Vec<f64> = m.iter().map(|r| dot(r, &v)).collect();
+                let n = dot(&w, &w).sqrt();
+                v = w.iter().map(|x| x / n).collect();
+            }
+            let mv: Vec<f64> = m.iter().map(|r| dot(r, &v)).collect();
+            assert_close(lambda, dot(&v, &mv), 1e-10, "eigenvalue");
+            for i in 0..3 {
+                for j in 0..3 {
+                    // On a symmetric point, the gradient over all nine entries is v_i v_j.
+                    assert_close(g[i][j], v[i] * v[j], 1e-8, "d lambda / d M");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn dominant_audit() {
+        let pts: Vec<Vec<f64>> = points(4341, 6, 8, -1.0, 1.0)
+            .iter()
+            .map(|p| flatten(&symmetric(p)))
+            .collect();
+        let iters = 12;
+        audit(
+            &Items {
+                what: "power::dominant",
+                primal: &|x| dominant(&rows(x, 3), iters),
+                grad: &|x| {
+                    let (f, g) = dominant_grad(&rows(x, 3), iters);
+                    (f, flatten(&g))
+                },
+                vjp: &|x, d| {
+                    let (f, g) = dominant_vjp(&rows(x, 3), iters, d);
+                    (f, flatten(&g))
+                },
+                jvp: &|x, t| dominant_jvp(&rows(x, 3), iters, rows(t, 3)),
+                grad_into: &|x| {
+                    let mut g = vec![vec![f64::NAN; 3]; 3];
+                    let f = dominant_grad_into(&rows(x, 3), iters, &mut g);
+                    (f, flatten(&g))
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, h) = dominant_hvp(&rows(x, 3), iters, rows(v, 3));
+                    (f, flatten(&g), flatten(&h))
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = dominant_hessian(&rows(x, 3), iters);
+                    (f, flatten(&g), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
