@@ -99,7 +99,7 @@ fn ____sigmoid_generic_vjp_into<__S: ::autodiff::__private::Float>(
     let __v4 = __v3.exp();
     let __v5 = __v2 + __v4;
     let __v6 = __v1 / __v5;
-    let __d_v5 = d_ret * (-__v6) / __v5;
+    let __d_v5 = ::autodiff::__private::rules::times(d_ret, (-__v6)) / __v5;
     let __d_v3 = __d_v5 * __v4;
     let __d_z = -__d_v3;
     *__grad_z = __d_z;
@@ -135,7 +135,7 @@ fn __sigmoid_generic_jvp<__S: ::autodiff::__private::Float>(
     let __v5 = __v2 + __v4;
     let __dot_v5 = __dot_v4;
     let __v6 = __v1 / __v5;
-    let __dot_v6 = __dot_v5 * (-__v6) / __v5;
+    let __dot_v6 = ::autodiff::__private::rules::times(__dot_v5, (-__v6)) / __v5;
     (__v6, __dot_v6)
 }
 #[doc(hidden)]
