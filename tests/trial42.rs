@@ -2960,3 +2960,402 @@ mod power {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (17) A double pendulum as a struct deriving `Differentiable` with a `#[no_grad]` step count: kinetic
+// and potential energy as methods calling each other through `self.`, the Lagrangian at `order = 2`
+// (its Hessian's velocity block is the mass matrix, and the equations of motion follow from its
+// gradient and Hessian), accelerations by Cramer's rule with `mul_add`, the tip by `hypot` and `atan2`,
+// and the energy after integrating `self.steps` steps differentiated in the parameters (`wrt(self)`).
+
+mod pendulum {
+    use super::*;
+    use autodiff::{differentiable, Differentiable};
+
+    pub const G: f64 = 9.81;
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Pendulum {
+        pub m1: f64,
+        pub m2: f64,
+        pub l1: f64,
+        pub l2: f64,
+        #[no_grad]
+        pub steps: usize,
+    }
+
+    impl Pendulum {
+        // The callees of `final_energy` (`wrt(self)`) differentiate the struct too: one that kept it
+        // constant is the spanned error saying to write `wrt(self, ..)` on it.
+        #[differentiable(wrt(self, q, qd))]
+        fn kinetic(&self, q: [f64; 2], qd: [f64; 2]) -> f64 {
+            let c = (q[0] - q[1]).cos();
+            0.5 * (self.m1 + self.m2) * (self.l1 * qd[0]).powi(2)
+                + 0.5 * self.m2 * (self.l2 * qd[1]).powi(2)
+                + self.m2 * self.l1 * self.l2 * qd[0] * qd[1] * c
+        }
+
+        #[differentiable(wrt(self, q))]
+        fn potential(&self, q: [f64; 2]) -> f64 {
+            -(self.m1 + self.m2) * G * self.l1 * q[0].cos() - self.m2 * G * self.l2 * q[1].cos()
+        }
+
+        #[differentiable(order = 2)]
+        pub fn lagrangian(&self, q: [f64; 2], qd: [f64; 2]) -> f64 {
+            self.kinetic(q, qd) - self.potential(q)
+        }
+
+        #[differentiable(wrt(self, q, qd), order = 2)]
+        pub fn energy(&self, q: [f64; 2], qd: [f64; 2]) -> f64 {
+            self.kinetic(q, qd) + self.potential(q)
+        }
+
+        /// Distance of the tip from the pivot and its angle from the downward vertical.
+        #[differentiable]
+        pub fn tip(&self, q: [f64; 2]) -> [f64; 2] {
+            let x = self.l1 * q[0].sin() + self.l2 * q[1].sin();
+            let y = -self.l1 * q[0].cos() - self.l2 * q[1].cos();
+            [x.hypot(y), x.atan2(-y)]
+        }
+
+        #[differentiable(wrt(self, q, qd))]
+        pub fn accelerations(&self, q: [f64; 2], qd: [f64; 2]) -> [f64; 2] {
+            let (s, c) = ((q[0] - q[1]).sin(), (q[0] - q[1]).cos());
+            let m00 = (self.m1 + self.m2) * self.l1 * self.l1;
+            let m01 = self.m2 * self.l1 * self.l2 * c;
+            let m11 = self.m2 * self.l2 * self.l2;
+            let f0 = -self.m2 * self.l1 * self.l2 * qd[1] * qd[1] * s
+                - (self.m1 + self.m2) * G * self.l1 * q[0].sin();
+            let f1 = self.m2 * self.l1 * self.l2 * qd[0] * qd[0] * s - self.m2 * G * self.l2 * q[1].sin();
+            let det = m00.mul_add(m11, -m01 * m01);
+            [
+                f0.mul_add(m11, -m01 * f1) / det,
+                m00.mul_add(f1, -m01 * f0) / det,
+            ]
+        }
+
+        /// The energy after `self.steps` semi-implicit Euler steps from `(q0, qd0)`.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn final_energy(&self, q0: [f64; 2], qd0: [f64; 2], dt: f64) -> f64 {
+            let mut q = q0;
+            let mut qd = qd0;
+            for _ in 0..self.steps {
+                let acc = self.accelerations(q, qd);
+                for i in 0..2 {
+                    qd[i] += dt * acc[i];
+                    q[i] += dt * qd[i];
+                }
+            }
+            self.energy(q, qd)
+        }
+    }
+
+    fn model(p: &[f64], steps: usize) -> Pendulum {
+        Pendulum {
+            m1: p[0],
+            m2: p[1],
+            l1: p[2],
+            l2: p[3],
+            steps,
+        }
+    }
+
+    fn params(p: &Pendulum) -> Vec<f64> {
+        vec![p.m1, p.m2, p.l1, p.l2]
+    }
+
+    #[test]
+    fn lagrangian_gives_the_equations_of_motion() {
+        for (k, x) in points(4350, 8, 10, -1.0, 1.0).iter().enumerate() {
+            let p = model(&[1.0 + 0.3 * x[0], 0.8 + 0.2 * x[1], 1.0, 0.7], k);
+            let (q, qd) = ([x[2], 1.5 * x[3]], [x[4], x[5]]);
+            let (l, (gq, _), h) = p.lagrangian_hessian(q, qd);
+            assert_eq!(l, p.lagrangian(q, qd));
+            // The mass matrix is the velocity block of the Hessian.
+            let c = (q[0] - q[1]).cos();
+            let mass = [
+                [(p.m1 + p.m2) * p.l1 * p.l1, p.m2 * p.l1 * p.l2 * c],
+                [p.m2 * p.l1 * p.l2 * c, p.m2 * p.l2 * p.l2],
+            ];
+            for i in 0..2 {
+                for j in 0..2 {
+                    assert_close(h[2 + i][2 + j], mass[i][j], 1e-12, "mass matrix");
+                }
+            }
+            // Euler-Lagrange: M qdd = dL/dq - (d2L/dqd dq) qd.
+            let acc = p.accelerations(q, qd);
+            for i in 0..2 {
+                let lhs = h[2 + i][2] * acc[0] + h[2 + i][3] * acc[1];
+                let rhs = [gq[0], gq[1]][i] - h[2 + i][0] * qd[0] - h[2 + i][1] * qd[1];
+                assert_close(lhs, rhs, 1e-10, "Euler-Lagrange");
+            }
+            // The Hessian against differences of the gradient, and hvp against it.
+            let flat = [q.to_vec(), qd.to_vec()].concat();
+            let grad = |y: &[f64]| {
+                let (_, (a, b)) = p.lagrangian_grad(arr(&y[..2]), arr(&y[2..]));
+                [a.to_vec(), b.to_vec()].concat()
+            };
+            common::assert_hessian_fd(&h, grad, &flat, 1e-6, "lagrangian");
+            let v = wave(4, 0.3);
+            let (_, _, (hq, hqd)) = p.lagrangian_hvp(q, qd, (arr(&v[..2]), arr(&v[2..])));
+            let hv: Vec<f64> = h.iter().map(|r| dot(r, &v)).collect();
+            assert_all_close(&[hq.to_vec(), hqd.to_vec()].concat(), &hv, 1e-10, "hvp");
+            // The tip's Jacobian.
+            let j = p.tip_jacobian(q);
+            check_jacobian("pendulum::tip", &q, &j, |y| p.tip(arr(y)).to_vec());
+            let r = p.tip(q);
+            let (x_tip, y_tip) = (
+                p.l1 * q[0].sin() + p.l2 * q[1].sin(),
+                -p.l1 * q[0].cos() - p.l2 * q[1].cos(),
+            );
+            assert_close(r[0], (x_tip * x_tip + y_tip * y_tip).sqrt(), 1e-12, "tip distance");
+        }
+    }
+
+    #[test]
+    fn accelerations_jacobian_over_the_struct() {
+        for x in points(4351, 8, 10, -1.0, 1.0) {
+            let p = model(&[1.0 + 0.3 * x[0], 0.8 + 0.2 * x[1], 1.0 + 0.2 * x[6], 0.7], 0);
+            let (q, qd) = ([x[2], 1.5 * x[3]], [x[4], x[5]]);
+            let c = [0.6, -1.1];
+            let (v, (gp, gq, gqd)) = p.accelerations_vjp(q, qd, c);
+            assert_eq!(v, p.accelerations(q, qd));
+            let flat = [params(&p), q.to_vec(), qd.to_vec()].concat();
+            let fd = common::fd_jacobian(
+                |y| {
+                    let m = model(y, 0);
+                    m.accelerations(arr(&y[4..6]), arr(&y[6..8])).to_vec()
+                },
+                &flat,
+            );
+            let cj: Vec<f64> = (0..8).map(|k| c[0] * fd[0][k] + c[1] * fd[1][k]).collect();
+            assert_all_close(
+                &[params(&gp), gq.to_vec(), gqd.to_vec()].concat(),
+                &cj,
+                1e-6,
+                "accelerations_vjp against differences",
+            );
+            assert_eq!(gp.steps, p.steps);
+        }
+    }
+
+    #[test]
+    fn final_energy_over_the_parameters() {
+        let (q0, qd0, dt) = ([0.8, -0.3], [0.0, 0.5], 0.01);
+        let pts: Vec<Vec<f64>> = points(4352, 4, 8, -1.0, 1.0)
+            .iter()
+            .map(|x| vec![1.0 + 0.3 * x[0], 0.8 + 0.2 * x[1], 1.0 + 0.2 * x[2], 0.7 + 0.1 * x[3]])
+            .collect();
+        let steps = 40;
+        // The energy is nearly conserved by the integrator.
+        for x in &pts {
+            let p = model(x, steps);
+            let start = p.energy(q0, qd0);
+            assert!((p.final_energy(q0, qd0, dt) - start).abs() < 0.05 * start.abs().max(1.0));
+        }
+        audit(
+            &Items {
+                what: "pendulum::final_energy",
+                primal: &|x| model(x, steps).final_energy(q0, qd0, dt),
+                grad: &|x| {
+                    let (f, g) = model(x, steps).final_energy_grad(q0, qd0, dt);
+                    assert_eq!(g.steps, steps);
+                    (f, g.to_flat())
+                },
+                vjp: &|x, d| {
+                    let (f, g) = model(x, steps).final_energy_vjp(q0, qd0, dt, d);
+                    (f, g.to_flat())
+                },
+                jvp: &|x, t| {
+                    let m = model(x, steps);
+                    let tangent = m.from_flat(t);
+                    m.final_energy_jvp(q0, qd0, dt, tangent)
+                },
+                grad_into: &|x| {
+                    let m = model(x, steps);
+                    let mut g = model(&[f64::NAN; 4], 0);
+                    let f = m.final_energy_grad_into(q0, qd0, dt, &mut g);
+                    (f, g.to_flat())
+                },
+                hvp: Some(&|x, v| {
+                    let m = model(x, steps);
+                    let (f, g, hv) = m.final_energy_hvp(q0, qd0, dt, m.from_flat(v));
+                    (f, g.to_flat(), hv.to_flat())
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = model(x, steps).final_energy_hessian(q0, qd0, dt);
+                    (f, g.to_flat(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (18) Total-variation denoising with const generics (`[f64; N]`, `const N: usize`): the objective
+// through `windows(2)` and a smoothed `abs` helper at `order = 2`; unrolled gradient descent writing
+// into an output array `&mut [f64; N]` (read back after it is written), differentiated in the noisy
+// signal; and an IRLS surrogate whose weights are held by `stop_gradient`.
+
+mod denoise {
+    use super::*;
+    use autodiff::{differentiable, stop_gradient};
+
+    #[differentiable(order = 2)]
+    pub fn smooth_abs(x: f64, eps: f64) -> f64 {
+        (x * x + eps * eps).sqrt() - eps
+    }
+
+    #[differentiable(wrt(x), order = 2)]
+    pub fn tv_objective<const N: usize>(x: &[f64; N], y: &[f64; N], lambda: f64) -> f64 {
+        let fidelity = x
+            .iter()
+            .zip(y.iter())
+            .map(|(a, b)| (a - b).powi(2))
+            .sum::<f64>();
+        let tv = x.windows(2).map(|w| smooth_abs(w[1] - w[0], 0.1)).sum::<f64>();
+        0.5 * fidelity + lambda * tv
+    }
+
+    #[differentiable(wrt(y))]
+    pub fn descend<const N: usize>(
+        y: &[f64; N],
+        lambda: f64,
+        step: f64,
+        iters: usize,
+        out: &mut [f64; N],
+    ) {
+        for i in 0..N {
+            out[i] = y[i];
+        }
+        let mut g = [0.0; N];
+        for _ in 0..iters {
+            for i in 0..N {
+                let mut gi = out[i] - y[i];
+                if i > 0 {
+                    let d = out[i] - out[i - 1];
+                    gi += lambda * d / (d * d + 0.01).sqrt();
+                }
+                if i + 1 < N {
+                    let d = out[i + 1] - out[i];
+                    gi -= lambda * d / (d * d + 0.01).sqrt();
+                }
+                g[i] = gi;
+            }
+            for i in 0..N {
+                out[i] -= step * g[i];
+            }
+        }
+    }
+
+    /// The majoriser of the TV term at the current point: `sqrt(d² + e²) ≤ ((d² + e²) / w + w) / 2` with
+    /// `w = sqrt(d0² + e²)` held; its gradient at the point is the objective's.
+    #[differentiable(wrt(x))]
+    pub fn irls_surrogate<const N: usize>(x: &[f64; N], y: &[f64; N], lambda: f64) -> f64 {
+        let mut total = 0.0;
+        for i in 0..N {
+            total += 0.5 * (x[i] - y[i]) * (x[i] - y[i]);
+        }
+        for i in 1..N {
+            let d = x[i] - x[i - 1];
+            let w = stop_gradient((d * d + 0.01).sqrt());
+            total += lambda * (0.5 * ((d * d + 0.01) / w + w) - 0.1);
+        }
+        total
+    }
+
+    const Y: [f64; 6] = [0.1, 0.15, 0.9, 1.05, 0.95, 0.2];
+
+    #[test]
+    fn objective_audit() {
+        let lambda = 0.3;
+        let pts = points(4360, 6, 10, -0.5, 1.5);
+        for p in &pts {
+            let x: [f64; 6] = arr(p);
+            // Majoriser: same value and gradient at the point.
+            let (f, g) = tv_objective_grad(&x, &Y, lambda);
+            let (s, gs) = irls_surrogate_grad(&x, &Y, lambda);
+            assert_close(s, f, 1e-12, "surrogate value");
+            assert_all_close(&gs, &g, 1e-12, "surrogate gradient");
+            assert_eq!(s, irls_surrogate(&x, &Y, lambda));
+            // The surrogate lies above the objective elsewhere.
+            let moved: [f64; 6] = arr(&wave(6, 0.5).iter().zip(p).map(|(a, b)| b + 0.3 * a).collect::<Vec<_>>());
+            assert!(tv_objective(&moved, &Y, lambda) <= {
+                // The surrogate with the weights of `x`, at `moved`.
+                let mut t = 0.0;
+                for i in 0..6 {
+                    t += 0.5 * (moved[i] - Y[i]).powi(2);
+                }
+                for i in 1..6 {
+                    let (d, d0) = (moved[i] - moved[i - 1], x[i] - x[i - 1]);
+                    let w = (d0 * d0 + 0.01).sqrt();
+                    t += lambda * (0.5 * ((d * d + 0.01) / w + w) - 0.1);
+                }
+                t + 1e-12
+            });
+        }
+        audit(
+            &Items {
+                what: "denoise::tv_objective",
+                primal: &|x| tv_objective::<6>(&arr(x), &Y, lambda),
+                grad: &|x| {
+                    let (f, g) = tv_objective_grad::<6>(&arr(x), &Y, lambda);
+                    (f, g.to_vec())
+                },
+                vjp: &|x, d| {
+                    let (f, g) = tv_objective_vjp::<6>(&arr(x), &Y, lambda, d);
+                    (f, g.to_vec())
+                },
+                jvp: &|x, t| tv_objective_jvp::<6>(&arr(x), &Y, lambda, arr(t)),
+                grad_into: &|x| {
+                    let mut g = [f64::NAN; 6];
+                    let f = tv_objective_grad_into::<6>(&arr(x), &Y, lambda, &mut g);
+                    (f, g.to_vec())
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, h) = tv_objective_hvp::<6>(&arr(x), &Y, lambda, arr(v));
+                    (f, g.to_vec(), h.to_vec())
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = tv_objective_hessian::<6>(&arr(x), &Y, lambda);
+                    (f, g.to_vec(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+
+    #[test]
+    fn unrolled_descent_in_the_data() {
+        let (lambda, step) = (0.2, 0.3);
+        for (k, p) in points(4361, 6, 10, -0.3, 0.3).iter().enumerate() {
+            let y: [f64; 6] = arr(&Y.iter().zip(p).map(|(a, b)| a + b).collect::<Vec<_>>());
+            let iters = 5 + k;
+            let mut out = [f64::NAN; 6];
+            descend(&y, lambda, step, iters, &mut out);
+            // Descent lowers the objective.
+            assert!(tv_objective(&out, &y, lambda) < tv_objective(&y, &y, lambda));
+            let mut buffer = [f64::NAN; 6];
+            let j = descend_jacobian(&y, lambda, step, iters, &mut buffer);
+            assert_eq!(buffer, out);
+            check_jacobian("denoise::descend", &y, &j, |z| {
+                let mut o = [0.0; 6];
+                descend(&arr(z), lambda, step, iters, &mut o);
+                o.to_vec()
+            });
+            let c = wave(6, 0.4);
+            let t = wave(6, 1.9);
+            let mut o1 = [0.0; 6];
+            let cj = descend_vjp(&y, lambda, step, iters, &mut o1, &arr(&c));
+            let mut o2 = [0.0; 6];
+            let mut jt = [f64::NAN; 6];
+            descend_jvp(&y, lambda, step, iters, &mut o2, arr(&t), &mut jt);
+            assert_eq!(o1, out);
+            assert_eq!(o2, out);
+            check_dual("denoise::descend", &c, &jt, &cj, &t);
+        }
+    }
+}
