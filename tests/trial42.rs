@@ -3359,3 +3359,335 @@ mod denoise {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (19) A biquad IIR filter, once in `f32` and once generic over `T: Float`: the filter state `(z1, z2)`
+// replaced by a destructuring assignment from a helper's tuple each sample, the coefficients an array;
+// the `f32` gradient against the generic one at `f64`, the generic one on `Dual` numbers, and the
+// generic loss at `order = 2`.
+
+mod biquad {
+    use super::*;
+    use autodiff::{differentiable, Dual, Float};
+
+    #[differentiable]
+    pub fn step32(c: [f32; 5], x: f32, z1: f32, z2: f32) -> (f32, f32, f32) {
+        let y = c[0] * x + z1;
+        (y, c[1] * x - c[3] * y + z2, c[2] * x - c[4] * y)
+    }
+
+    #[differentiable(wrt(c))]
+    pub fn loss32(c: [f32; 5], xs: &[f32], target: &[f32]) -> f32 {
+        let (mut z1, mut z2) = (0.0, 0.0);
+        let mut total = 0.0;
+        for (&x, &t) in xs.iter().zip(target) {
+            let y;
+            (y, z1, z2) = step32(c, x, z1, z2);
+            total += (y - t) * (y - t);
+        }
+        total / xs.len() as f32
+    }
+
+    #[differentiable]
+    pub fn step<T: Float>(c: [T; 5], x: T, z1: T, z2: T) -> (T, T, T) {
+        let y = c[0] * x + z1;
+        (y, c[1] * x - c[3] * y + z2, c[2] * x - c[4] * y)
+    }
+
+    #[differentiable(wrt(c), order = 2)]
+    pub fn loss<T: Float>(c: [T; 5], xs: &[T], target: &[T]) -> T {
+        let mut z1 = T::zero();
+        let mut z2 = T::zero();
+        let mut total = T::zero();
+        for (&x, &t) in xs.iter().zip(target) {
+            let y;
+            (y, z1, z2) = step(c, x, z1, z2);
+            total = total + (y - t) * (y - t);
+        }
+        total / T::from(xs.len()).unwrap()
+    }
+
+    fn signal() -> (Vec<f64>, Vec<f64>) {
+        let xs: Vec<f64> = (0..24).map(|k| (0.7 * k as f64).sin() + 0.3 * (2.3 * k as f64).cos()).collect();
+        // The target: a low-pass of the input by a fixed filter.
+        let mut target = vec![0.0; xs.len()];
+        let (mut z1, mut z2) = (0.0, 0.0);
+        let c = [0.2, 0.4, 0.2, -0.5, 0.3];
+        for (k, &x) in xs.iter().enumerate() {
+            let y = c[0] * x + z1;
+            z1 = c[1] * x - c[3] * y + z2;
+            z2 = c[2] * x - c[4] * y;
+            target[k] = y;
+        }
+        (xs, target)
+    }
+
+    #[test]
+    fn f32_against_generic_f64() {
+        let (xs, target) = signal();
+        let xs32: Vec<f32> = xs.iter().map(|&v| v as f32).collect();
+        let t32: Vec<f32> = target.iter().map(|&v| v as f32).collect();
+        for p in points(4370, 5, 10, -0.4, 0.4) {
+            let c: [f64; 5] = arr(&p);
+            let c32 = c.map(|v| v as f32);
+            let (v32, g32) = loss32_grad(c32, &xs32, &t32);
+            let (v64, g64) = loss_grad(c, &xs, &target);
+            assert_eq!(v32, loss32(c32, &xs32, &t32));
+            assert_close(v32 as f64, v64, 1e-4, "f32 value");
+            for k in 0..5 {
+                assert_close(g32[k] as f64, g64[k], 1e-3, "f32 gradient");
+            }
+            let mut into = [f32::NAN; 5];
+            let v = loss32_grad_into(c32, &xs32, &t32, &mut into);
+            assert_eq!(v, v32);
+            assert_eq!(into.map(f32::to_bits), g32.map(f32::to_bits));
+            // The generic loss on dual numbers: its tangent is the gradient along the tangent.
+            let tangent = wave(5, 0.6);
+            let mut cd = [Dual::new(0.0, 0.0); 5];
+            for k in 0..5 {
+                cd[k] = Dual::new(c[k], tangent[k]);
+            }
+            let xd: Vec<Dual<f64>> = xs.iter().map(|&v| Dual::new(v, 0.0)).collect();
+            let td: Vec<Dual<f64>> = target.iter().map(|&v| Dual::new(v, 0.0)).collect();
+            let d = loss(cd, &xd, &td);
+            assert_close(d.re, v64, 1e-12, "dual value");
+            assert_close(d.eps, dot(&g64, &tangent), 1e-12, "dual tangent");
+            // The step's vjp and jvp against each other, in f32.
+            let (_, cj) = step32_vjp(c32, 0.5, 0.1, -0.2, (1.0, -0.5, 0.25));
+            let (_, jt) = step32_jvp(c32, 0.5, 0.1, -0.2, ([0.1, 0.2, -0.3, 0.4, 0.5], 0.6, -0.7, 0.8));
+            let lhs = jt.0 - 0.5 * jt.1 + 0.25 * jt.2;
+            let rhs = [0.1, 0.2, -0.3, 0.4, 0.5]
+                .iter()
+                .zip(cj.0.iter())
+                .map(|(a, b)| a * b)
+                .sum::<f32>()
+                + 0.6 * cj.1
+                - 0.7 * cj.2
+                + 0.8 * cj.3;
+            assert!((lhs - rhs).abs() < 1e-5, "step32 duality {lhs} {rhs}");
+        }
+    }
+
+    #[test]
+    fn generic_loss_audit() {
+        let (xs, target) = signal();
+        let pts = points(4371, 5, 10, -0.4, 0.4);
+        audit(
+            &Items {
+                what: "biquad::loss",
+                primal: &|x| loss(arr(x), &xs, &target),
+                grad: &|x| {
+                    let (f, g) = loss_grad(arr(x), &xs, &target);
+                    (f, g.to_vec())
+                },
+                vjp: &|x, d| {
+                    let (f, g) = loss_vjp(arr(x), &xs, &target, d);
+                    (f, g.to_vec())
+                },
+                jvp: &|x, t| loss_jvp(arr(x), &xs, &target, arr(t)),
+                grad_into: &|x| {
+                    let mut g = [f64::NAN; 5];
+                    let f = loss_grad_into(arr(x), &xs, &target, &mut g);
+                    (f, g.to_vec())
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, h) = loss_hvp(arr(x), &xs, &target, arr(v));
+                    (f, g.to_vec(), h.to_vec())
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = loss_hessian(arr(x), &xs, &target);
+                    (f, g.to_vec(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+        // At the filter that made the target, the loss and its gradient vanish.
+        let (f, g) = loss_grad([0.2, 0.4, 0.2, -0.5, 0.3], &xs, &target);
+        assert!(f < 1e-28 && g.iter().all(|v| v.abs() < 1e-13), "{f} {g:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (20) A single-server queue by Lindley's recursion `w = max(0, w + s - a)`: the waiting time
+// overwritten per customer, priority customers skipped by `continue`, a service-time scale chosen by
+// `match` on the customer's class; the mean wait's gradient in the service times counts each busy period
+// (by hand), and a smooth variant (softplus in place of `max`) at `order = 2`.
+
+mod queue {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable(wrt(service))]
+    pub fn mean_wait(service: &[f64], gaps: &[f64], class: &[u8]) -> f64 {
+        let mut w = 0.0;
+        let mut total = 0.0;
+        let mut counted = 0;
+        for k in 1..service.len() {
+            let scale = match class[k - 1] {
+                0 => 1.0,
+                1 | 2 => 1.5,
+                _ => 2.0,
+            };
+            w = (w + scale * service[k - 1] - gaps[k]).max(0.0);
+            if class[k] == 9 {
+                continue;
+            }
+            total += w;
+            counted += 1;
+        }
+        total / counted as f64
+    }
+
+    #[differentiable]
+    pub fn softplus(x: f64, sharpness: f64) -> f64 {
+        let z = sharpness * x;
+        if z > 30.0 {
+            x
+        } else {
+            z.exp().ln_1p() / sharpness
+        }
+    }
+
+    #[differentiable(wrt(service), order = 2)]
+    pub fn smooth_mean_wait(service: &[f64], gaps: &[f64]) -> f64 {
+        let mut w = 0.0;
+        let mut total = 0.0;
+        for k in 1..service.len() {
+            w = softplus(w + service[k - 1] - gaps[k], 8.0);
+            total += w;
+        }
+        total / (service.len() - 1) as f64
+    }
+
+    const CLASS: [u8; 8] = [0, 1, 9, 2, 0, 3, 9, 0];
+
+    #[test]
+    fn busy_periods_by_hand() {
+        for p in points(4380, 16, 12, 0.0, 1.0) {
+            let service = &p[..8];
+            let gaps: Vec<f64> = p[8..].iter().map(|g| 0.2 + 1.2 * g).collect();
+            let (v, g) = mean_wait_grad(service, &gaps, &CLASS);
+            assert_eq!(v, mean_wait(service, &gaps, &CLASS));
+            // By hand: d w_k / d s_j = scale_j while customer j's busy period lasts.
+            let scale = |c: u8| match c {
+                0 => 1.0,
+                1 | 2 => 1.5,
+                _ => 2.0,
+            };
+            let mut w = 0.0;
+            let mut dw = [0.0; 8];
+            let mut by_hand = [0.0; 8];
+            let mut counted = 0.0;
+            for k in 1..8 {
+                let before = w + scale(CLASS[k - 1]) * service[k - 1] - gaps[k];
+                if before > 0.0 {
+                    w = before;
+                    dw[k - 1] += scale(CLASS[k - 1]);
+                } else {
+                    w = 0.0;
+                    dw = [0.0; 8];
+                }
+                if CLASS[k] == 9 {
+                    continue;
+                }
+                counted += 1.0;
+                for j in 0..8 {
+                    by_hand[j] += dw[j];
+                }
+            }
+            let by_hand: Vec<f64> = by_hand.iter().map(|d| d / counted).collect();
+            assert_all_close(&g, &by_hand, 1e-12, "busy periods");
+            assert_fd_gradient(|s| mean_wait(s, &gaps, &CLASS), service, &g, "mean_wait");
+        }
+    }
+
+    #[test]
+    fn smooth_audit() {
+        let gaps: Vec<f64> = (0..8).map(|k| 0.4 + 0.3 * (k as f64).sin()).collect();
+        let pts = points(4381, 8, 10, 0.0, 1.0);
+        audit(
+            &Items {
+                what: "queue::smooth_mean_wait",
+                primal: &|x| smooth_mean_wait(x, &gaps),
+                grad: &|x| smooth_mean_wait_grad(x, &gaps),
+                vjp: &|x, d| smooth_mean_wait_vjp(x, &gaps, d),
+                jvp: &|x, t| smooth_mean_wait_jvp(x, &gaps, t.to_vec()),
+                grad_into: &|x| {
+                    let mut g = vec![f64::NAN; 8];
+                    let f = smooth_mean_wait_grad_into(x, &gaps, &mut g);
+                    same_bits(&g, &smooth_mean_wait_grad(x, &gaps).1, "queue");
+                    (f, g)
+                },
+                hvp: Some(&|x, v| smooth_mean_wait_hvp(x, &gaps, v.to_vec())),
+                hessian: Some(&|x| smooth_mean_wait_hessian(x, &gaps)),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (21) Chebyshev series by Clenshaw's recurrence: `b1`, `b2` replaced each step walking the coefficients
+// by `.iter().rev()`, a domain map to `[-1, 1]`; `f_derivatives` at `order = 3` in the one scalar input
+// against the series' derivatives by hand, and the coefficient gradient (the Chebyshev polynomials).
+
+mod chebyshev {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable(wrt(x), order = 3)]
+    pub fn clenshaw(x: f64, coeffs: &[f64], lo: f64, hi: f64) -> f64 {
+        let t = (2.0 * x - lo - hi) / (hi - lo);
+        let mut b1 = 0.0;
+        let mut b2 = 0.0;
+        for &c in coeffs[1..].iter().rev() {
+            let b0 = 2.0 * t * b1 - b2 + c;
+            b2 = b1;
+            b1 = b0;
+        }
+        t * b1 - b2 + coeffs[0]
+    }
+
+    #[differentiable(wrt(coeffs))]
+    pub fn series(x: f64, coeffs: &[f64]) -> f64 {
+        clenshaw(x, coeffs, -1.0, 1.0)
+    }
+
+    #[test]
+    fn derivatives_by_hand() {
+        let coeffs = [0.5, -0.3, 0.8, 0.2, -0.1];
+        let (lo, hi) = (-2.0, 3.0);
+        for p in points(4390, 1, 12, -2.0, 3.0) {
+            let x = p[0];
+            let t = (2.0 * x - lo - hi) / (hi - lo);
+            let s = 2.0 / (hi - lo);
+            // T_k(t) as polynomials in t: T0 = 1, T1 = t, T2 = 2t² - 1, T3 = 4t³ - 3t, T4 = 8t⁴ - 8t² + 1.
+            let f = coeffs[0]
+                + coeffs[1] * t
+                + coeffs[2] * (2.0 * t * t - 1.0)
+                + coeffs[3] * (4.0 * t.powi(3) - 3.0 * t)
+                + coeffs[4] * (8.0 * t.powi(4) - 8.0 * t * t + 1.0);
+            let f1 = coeffs[1]
+                + coeffs[2] * 4.0 * t
+                + coeffs[3] * (12.0 * t * t - 3.0)
+                + coeffs[4] * (32.0 * t.powi(3) - 16.0 * t);
+            let f2 = coeffs[2] * 4.0 + coeffs[3] * 24.0 * t + coeffs[4] * (96.0 * t * t - 16.0);
+            let f3 = coeffs[3] * 24.0 + coeffs[4] * 192.0 * t;
+            let d = clenshaw_derivatives(x, &coeffs, lo, hi);
+            assert_all_close(
+                &d,
+                &[f, f1 * s, f2 * s * s, f3 * s * s * s],
+                1e-12,
+                "Clenshaw derivatives",
+            );
+            let (_, g, h) = clenshaw_hessian(x, &coeffs, lo, hi);
+            assert_close(g, d[1], 1e-12, "gradient");
+            assert_close(h[0][0], d[2], 1e-12, "Hessian");
+            let (_, gc) = series_grad(t, &coeffs);
+            let cheb = [1.0, t, 2.0 * t * t - 1.0, 4.0 * t.powi(3) - 3.0 * t, 8.0 * t.powi(4) - 8.0 * t * t + 1.0];
+            assert_all_close(&gc, &cheb, 1e-12, "d/dc = T_k");
+        }
+    }
+}
