@@ -3691,3 +3691,327 @@ mod chebyshev {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (22) Adaptive Simpson quadrature by recursion: a differentiable function calling itself on the two
+// halves until its error estimate is small (the depth an integer), the integrand a helper of the
+// parameters; `const` items and a nested `fn` in the body; the integral's gradient in the parameters
+// against the integral of the integrand's gradient, at `order = 2`.
+
+mod quadrature {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn integrand(t: f64, a: f64, b: f64) -> f64 {
+        (a * t).sin() * (-b * t * t).exp()
+    }
+
+    #[differentiable]
+    pub fn adaptive(
+        lo: f64,
+        hi: f64,
+        a: f64,
+        b: f64,
+        whole: f64,
+        tol: f64,
+        depth: usize,
+    ) -> f64 {
+        let mid = 0.5 * (lo + hi);
+        let left = simpson(lo, mid, a, b);
+        let right = simpson(mid, hi, a, b);
+        let err = left + right - whole;
+        if depth == 0 || err.abs() <= 15.0 * tol {
+            return left + right + err / 15.0;
+        }
+        adaptive(lo, mid, a, b, left, 0.5 * tol, depth - 1)
+            + adaptive(mid, hi, a, b, right, 0.5 * tol, depth - 1)
+    }
+
+    #[differentiable]
+    pub fn simpson(lo: f64, hi: f64, a: f64, b: f64) -> f64 {
+        let mid = 0.5 * (lo + hi);
+        (hi - lo) / 6.0 * (integrand(lo, a, b) + 4.0 * integrand(mid, a, b) + integrand(hi, a, b))
+    }
+
+    #[differentiable(wrt(a, b), order = 2)]
+    pub fn integral(a: f64, b: f64, hi: f64) -> f64 {
+        const TOL: f64 = 1e-10;
+        const DEPTH: usize = 30;
+        fn half(x: f64) -> f64 {
+            0.5 * x
+        }
+        let whole = simpson(0.0, hi, a, b);
+        half(2.0 * adaptive(0.0, hi, a, b, whole, TOL, DEPTH))
+    }
+
+    /// The integrals of d/da and d/db of the integrand by a fine fixed Simpson rule.
+    fn fine(a: f64, b: f64, hi: f64) -> [f64; 3] {
+        let n = 4000;
+        let h = hi / n as f64;
+        let mut s = [0.0; 3];
+        for k in 0..=n {
+            let t = k as f64 * h;
+            let w = if k == 0 || k == n { 1.0 } else if k % 2 == 1 { 4.0 } else { 2.0 };
+            let e = (-b * t * t).exp();
+            s[0] += w * (a * t).sin() * e;
+            s[1] += w * t * (a * t).cos() * e;
+            s[2] += w * -t * t * (a * t).sin() * e;
+        }
+        s.map(|v| v * h / 3.0)
+    }
+
+    #[test]
+    fn integral_against_a_fine_rule_and_audit() {
+        let hi = 2.0;
+        let pts: Vec<Vec<f64>> = points(4400, 2, 10, 0.0, 1.0)
+            .into_iter()
+            .map(|p| vec![0.5 + 2.0 * p[0], 0.2 + p[1]])
+            .collect();
+        for p in &pts {
+            let (v, (ga, gb)) = integral_grad(p[0], p[1], hi);
+            let f = fine(p[0], p[1], hi);
+            assert_close(v, f[0], 1e-9, "integral");
+            assert_close(ga, f[1], 1e-8, "d/da");
+            assert_close(gb, f[2], 1e-8, "d/db");
+        }
+        audit(
+            &Items {
+                what: "quadrature::integral",
+                primal: &|x| integral(x[0], x[1], hi),
+                grad: &|x| {
+                    let (v, g) = integral_grad(x[0], x[1], hi);
+                    (v, vec![g.0, g.1])
+                },
+                vjp: &|x, d| {
+                    let (v, g) = integral_vjp(x[0], x[1], hi, d);
+                    (v, vec![g.0, g.1])
+                },
+                jvp: &|x, t| integral_jvp(x[0], x[1], hi, (t[0], t[1])),
+                grad_into: &|x| {
+                    let (mut a, mut b) = (f64::NAN, f64::NAN);
+                    let v = integral_grad_into(x[0], x[1], hi, (&mut a, &mut b));
+                    (v, vec![a, b])
+                },
+                hvp: Some(&|x, w| {
+                    let (f, g, h) = integral_hvp(x[0], x[1], hi, (w[0], w[1]));
+                    (f, vec![g.0, g.1], vec![h.0, h.1])
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = integral_hessian(x[0], x[1], hi);
+                    (f, vec![g.0, g.1], h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (23) Robust location and scale: residuals copied into a local `Vec` and sorted (`sort_by` with
+// `partial_cmp`) for a trimmed mean, Kahan-compensated sums whose compensation is overwritten each step,
+// and a `fold` over pairs; the gradients by hand (the kept elements' weights), and a smooth
+// Geman-McClure loss at `order = 2`.
+
+mod robust {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn kahan_sum(xs: &[f64]) -> f64 {
+        let mut sum = 0.0;
+        let mut c = 0.0;
+        for &x in xs {
+            let y = x - c;
+            let t = sum + y;
+            c = (t - sum) - y;
+            sum = t;
+        }
+        sum
+    }
+
+    #[differentiable]
+    pub fn trimmed_mean(xs: &[f64], trim: usize) -> f64 {
+        let mut v = xs.to_vec();
+        v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let kept = &v[trim..v.len() - trim];
+        kahan_sum(kept) / kept.len() as f64
+    }
+
+    #[differentiable(wrt(center))]
+    pub fn spread(center: f64, xs: &[f64]) -> f64 {
+        let n = xs.len() as f64;
+        let second = xs.iter().fold(0.0, |acc, &x| acc + (x - center) * (x - center));
+        (second / n).sqrt()
+    }
+
+    #[differentiable(wrt(theta), order = 2)]
+    pub fn geman_mcclure(theta: [f64; 2], ts: &[f64], ys: &[f64], scale: f64) -> f64 {
+        let mut total = 0.0;
+        for (&t, &y) in ts.iter().zip(ys) {
+            let r = (y - theta[0] - theta[1] * t) / scale;
+            let r2 = r * r;
+            total += r2 / (1.0 + r2);
+        }
+        total
+    }
+
+    #[test]
+    fn trimmed_mean_by_hand() {
+        for p in points(4410, 9, 12, -2.0, 2.0) {
+            let (v, g) = trimmed_mean_grad(&p, 2);
+            let mut sorted = p.clone();
+            sorted.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            let expected: f64 = sorted[2..7].iter().sum::<f64>() / 5.0;
+            assert_close(v, expected, 1e-12, "trimmed mean");
+            for (i, &x) in p.iter().enumerate() {
+                let kept = x >= sorted[2] && x <= sorted[6];
+                assert_eq!(g[i], if kept { 0.2 } else { 0.0 }, "weight of {i}");
+            }
+            assert_fd_gradient(|x| trimmed_mean(x, 2), &p, &g, "trimmed_mean");
+            let (s, gk) = kahan_sum_grad(&p);
+            assert_close(s, p.iter().sum::<f64>(), 1e-12, "kahan");
+            assert!(gk.iter().all(|&d| d == 1.0), "kahan gradient {gk:?}");
+            let center = v;
+            let (sd, gs) = spread_grad(center, &p);
+            let mean = p.iter().sum::<f64>() / 9.0;
+            assert_close(gs, (center - mean) / sd, 1e-12, "d spread / d center");
+        }
+    }
+
+    #[test]
+    fn geman_mcclure_audit() {
+        let ts: Vec<f64> = (0..10).map(|k| k as f64 * 0.3).collect();
+        let ys: Vec<f64> = ts
+            .iter()
+            .enumerate()
+            .map(|(k, t)| 0.5 + 1.2 * t + if k == 3 { 4.0 } else { 0.05 * (k as f64).cos() })
+            .collect();
+        let scale = 0.5;
+        let pts = points(4411, 2, 10, -1.0, 2.0);
+        let by_hand = |x: &[f64]| {
+            let mut g = vec![0.0; 2];
+            for (&t, &y) in ts.iter().zip(&ys) {
+                let r = (y - x[0] - x[1] * t) / scale;
+                let d = 2.0 * r / (1.0 + r * r).powi(2) / scale;
+                g[0] -= d;
+                g[1] -= d * t;
+            }
+            g
+        };
+        audit(
+            &Items {
+                what: "robust::geman_mcclure",
+                primal: &|x| geman_mcclure(arr(x), &ts, &ys, scale),
+                grad: &|x| {
+                    let (f, g) = geman_mcclure_grad(arr(x), &ts, &ys, scale);
+                    (f, g.to_vec())
+                },
+                vjp: &|x, d| {
+                    let (f, g) = geman_mcclure_vjp(arr(x), &ts, &ys, scale, d);
+                    (f, g.to_vec())
+                },
+                jvp: &|x, t| geman_mcclure_jvp(arr(x), &ts, &ys, scale, arr(t)),
+                grad_into: &|x| {
+                    let mut g = [f64::NAN; 2];
+                    let f = geman_mcclure_grad_into(arr(x), &ts, &ys, scale, &mut g);
+                    (f, g.to_vec())
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, h) = geman_mcclure_hvp(arr(x), &ts, &ys, scale, arr(v));
+                    (f, g.to_vec(), h.to_vec())
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = geman_mcclure_hessian(arr(x), &ts, &ys, scale);
+                    (f, g.to_vec(), h)
+                }),
+                analytic: Some(&by_hand),
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (24) An implicit function through `#[custom_gradient]`: the root of `x³ + p x - q = 0` by Newton's
+// method inside, its derivative by the implicit function theorem in the closure (the root captured);
+// called from a differentiable loss over several equations, at `order = 2` (the closure differentiated
+// through the captured root, which Newton's iterations make differentiable).
+
+mod implicit {
+    use super::*;
+    use autodiff::{custom_gradient, differentiable};
+
+    #[custom_gradient]
+    pub fn cubic_root(p: f64, q: f64) -> (f64, impl Fn(f64) -> (f64, f64)) {
+        let mut x = q.cbrt();
+        for _ in 0..40 {
+            x -= (x * x * x + p * x - q) / (3.0 * x * x + p);
+        }
+        let slope = 3.0 * x * x + p;
+        (x, move |dy| (-dy * x / slope, dy / slope))
+    }
+
+    #[differentiable(wrt(p), order = 2)]
+    pub fn fit(p: f64, qs: &[f64], targets: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for (&q, &t) in qs.iter().zip(targets) {
+            let x = cubic_root(p, q);
+            total += (x - t).powi(2);
+        }
+        total
+    }
+
+    #[test]
+    fn root_and_its_derivatives() {
+        for pt in points(4420, 2, 12, 0.0, 1.0) {
+            let (p, q) = (0.5 + 2.0 * pt[0], -2.0 + 4.0 * pt[1]);
+            let (x, (gp, gq)) = cubic_root_grad(p, q);
+            assert_close(x * x * x + p * x, q, 1e-12, "root");
+            let slope = 3.0 * x * x + p;
+            assert_close(gp, -x / slope, 1e-12, "dx/dp");
+            assert_close(gq, 1.0 / slope, 1e-12, "dx/dq");
+            assert_fd_gradient(|v| cubic_root(v[0], v[1]), &[p, q], &[gp, gq], "cubic_root");
+        }
+        let qs = [0.3, -1.2, 2.0, 0.7];
+        let targets = [0.2, -0.5, 0.9, 0.4];
+        let pts: Vec<Vec<f64>> = points(4421, 1, 10, 0.5, 2.5);
+        audit(
+            &Items {
+                what: "implicit::fit",
+                primal: &|x| fit(x[0], &qs, &targets),
+                grad: &|x| {
+                    let (f, g) = fit_grad(x[0], &qs, &targets);
+                    (f, vec![g])
+                },
+                vjp: &|x, d| {
+                    let (f, g) = fit_vjp(x[0], &qs, &targets, d);
+                    (f, vec![g])
+                },
+                jvp: &|x, t| fit_jvp(x[0], &qs, &targets, t[0]),
+                grad_into: &|x| {
+                    let mut g = f64::NAN;
+                    let f = fit_grad_into(x[0], &qs, &targets, &mut g);
+                    (f, vec![g])
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, h) = fit_hvp(x[0], &qs, &targets, v[0]);
+                    (f, vec![g], vec![h])
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = fit_hessian(x[0], &qs, &targets);
+                    (f, vec![g], h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+        // f_derivatives of the one scalar input against the Hessian.
+        for p in &pts {
+            let d = fit_derivatives(p[0], &qs, &targets);
+            let (_, g, h) = fit_hessian(p[0], &qs, &targets);
+            assert_all_close(&d[1..], &[g, h[0][0]], 1e-12, "fit_derivatives");
+        }
+    }
+}
