@@ -96,7 +96,12 @@ mod sinkhorn {
     #[differentiable]
     pub fn softmin(values: &[f64], eps: f64) -> f64 {
         let m = values.iter().fold(f64::INFINITY, |acc, &x| acc.min(x));
-        m - eps * values.iter().map(|&x| (-(x - m) / eps).exp()).sum::<f64>().ln()
+        m - eps
+            * values
+                .iter()
+                .map(|&x| (-(x - m) / eps).exp())
+                .sum::<f64>()
+                .ln()
     }
 
     #[differentiable(wrt(cost), order = 2)]
@@ -351,7 +356,12 @@ mod soft_dtw {
         assert_eq!(d, 1.0);
         let gamma = 0.4;
         for p in points(4205, 5, 10, -1.0, 1.0) {
-            assert_close(soft_dtw_inf(&p, &Y, gamma), plain(&p, &Y, gamma), 1e-12, "value");
+            assert_close(
+                soft_dtw_inf(&p, &Y, gamma),
+                plain(&p, &Y, gamma),
+                1e-12,
+                "value",
+            );
             let (v, g) = soft_dtw_inf_grad(&p, &Y, gamma);
             assert_eq!(v, soft_dtw(&p, &Y, gamma));
             assert_fd_gradient(|x| soft_dtw_inf(x, &Y, gamma), &p, &g, "soft_dtw_inf");
@@ -655,13 +665,24 @@ mod kepler {
             assert_eq!(v1, v2);
             check_dual("kepler::position", &c, &jt, &[cj.0, cj.1, cj.2], &t);
             for r in 0..2 {
-                assert_close(dot(&c, &[j[0][r], j[1][r]]), cj_component(cj, r), 1e-12, "J");
+                assert_close(
+                    dot(&c, &[j[0][r], j[1][r]]),
+                    cj_component(cj, r),
+                    1e-12,
+                    "J",
+                );
             }
         }
         let times = [0.0, 0.7, 1.4, 2.1, 2.8, 3.5];
         let truth = [1.3, 0.9, 0.3];
-        let xs: Vec<f64> = times.iter().map(|&t| position(1.3, 0.9 * t, 0.3)[0]).collect();
-        let ys: Vec<f64> = times.iter().map(|&t| position(1.3, 0.9 * t, 0.3)[1]).collect();
+        let xs: Vec<f64> = times
+            .iter()
+            .map(|&t| position(1.3, 0.9 * t, 0.3)[0])
+            .collect();
+        let ys: Vec<f64> = times
+            .iter()
+            .map(|&t| position(1.3, 0.9 * t, 0.3)[1])
+            .collect();
         assert!(fit(truth, &times, &xs, &ys) < 1e-24);
         let pts: Vec<Vec<f64>> = points(4213, 3, 10, -0.1, 0.1)
             .into_iter()
@@ -1180,14 +1201,7 @@ mod fem_bar {
     }
 
     #[differentiable(wrt(u, stiff))]
-    pub fn residual(
-        u: &[f64],
-        stiff: &[f64],
-        nodes: &[f64],
-        load: f64,
-        alpha: f64,
-        r: &mut [f64],
-    ) {
+    pub fn residual(u: &[f64], stiff: &[f64], nodes: &[f64], load: f64, alpha: f64, r: &mut [f64]) {
         for i in 0..r.len() {
             r[i] = 0.0;
         }
@@ -1222,7 +1236,12 @@ mod fem_bar {
             let mut r = vec![f64::NAN; 5];
             residual(&p, &STIFF, &NODES, load, alpha, &mut r);
             let (_, g) = energy_grad(&p, &STIFF, &NODES, load, alpha);
-            assert_all_close(&r[1..], &g[1..], 1e-12, "residual against the energy gradient");
+            assert_all_close(
+                &r[1..],
+                &g[1..],
+                1e-12,
+                "residual against the energy gradient",
+            );
             assert_eq!(r[0], p[0]);
             // The residual's Jacobian in u (rows 1..) is the energy's Hessian.
             let j = residual_jacobian(&p, &STIFF, &NODES, load, alpha, &mut r);
@@ -1293,7 +1312,12 @@ mod fem_bar {
         // Every element carries the load: stiff (s + alpha s^3) = load.
         for e in 0..4 {
             let s = (u[e + 1] - u[e]) / (NODES[e + 1] - NODES[e]);
-            assert_close(STIFF[e] * (s + alpha * s.powi(3)), load, 1e-12, "element stress");
+            assert_close(
+                STIFF[e] * (s + alpha * s.powi(3)),
+                load,
+                1e-12,
+                "element stress",
+            );
         }
     }
 
@@ -1356,7 +1380,13 @@ mod lenses {
     }
 
     #[differentiable]
-    pub fn exit_ray(theta0: f64, y0: f64, indices: &[f64], tilts: &[f64], gaps: &[f64]) -> [f64; 2] {
+    pub fn exit_ray(
+        theta0: f64,
+        y0: f64,
+        indices: &[f64],
+        tilts: &[f64],
+        gaps: &[f64],
+    ) -> [f64; 2] {
         let mut state = (theta0, y0);
         let mut n_prev = 1.0;
         for (k, &n) in indices.iter().enumerate() {
@@ -1393,7 +1423,12 @@ mod lenses {
         let y0 = 0.25;
         for p in &pts {
             let (y, _) = plain(p[0], y0, &p[1..], &TILTS, &GAPS);
-            assert_close(exit_height(p[0], y0, &p[1..], &TILTS, &GAPS), y, 1e-12, "height");
+            assert_close(
+                exit_height(p[0], y0, &p[1..], &TILTS, &GAPS),
+                y,
+                1e-12,
+                "height",
+            );
         }
         // By hand through one surface: y = y0 + g tan(asin(sin(t) / n)).
         let (_, (dt, dn)) = exit_height_grad(0.3, 0.0, &[1.5], &[0.0], &[1.0]);
@@ -1466,7 +1501,13 @@ mod lenses {
                 &x[2..6],
                 &x[6..10],
                 &x[10..14],
-                (t[0], t[1], t[2..6].to_vec(), t[6..10].to_vec(), t[10..14].to_vec()),
+                (
+                    t[0],
+                    t[1],
+                    t[2..6].to_vec(),
+                    t[6..10].to_vec(),
+                    t[10..14].to_vec(),
+                ),
             );
             check_dual(
                 "lenses::exit_ray",
@@ -1601,7 +1642,15 @@ mod elastic_net {
                     (v, [g, vec![g0]].concat())
                 },
                 jvp: &|x, t| {
-                    objective_jvp(&x[..4], x[4], &xs, &ys, lambda, alpha, (t[..4].to_vec(), t[4]))
+                    objective_jvp(
+                        &x[..4],
+                        x[4],
+                        &xs,
+                        &ys,
+                        lambda,
+                        alpha,
+                        (t[..4].to_vec(), t[4]),
+                    )
                 },
                 grad_into: &|x| {
                     let mut g = vec![f64::NAN; 4];
@@ -1852,7 +1901,8 @@ mod factorisation {
                 what: "factorisation::after_epoch",
                 primal: &|x| after_epoch(&x[..6], &x[6..], &WHO, &WHAT, &RATINGS, rate),
                 grad: &|x| {
-                    let (f, (a, b)) = after_epoch_grad(&x[..6], &x[6..], &WHO, &WHAT, &RATINGS, rate);
+                    let (f, (a, b)) =
+                        after_epoch_grad(&x[..6], &x[6..], &WHO, &WHAT, &RATINGS, rate);
                     (f, [a, b].concat())
                 },
                 vjp: &|x, d| {
@@ -2110,7 +2160,9 @@ mod vae {
     fn plain(enc: &[f64], dec: &[f64], xs: &[Vec<f64>], noise: &[[f64; 2]]) -> f64 {
         let mut total = 0.0;
         for (x, eps) in xs.iter().zip(noise) {
-            let s: Vec<f64> = (0..4).map(|r| enc[12 + r] + dot(&enc[3 * r..3 * r + 3], x)).collect();
+            let s: Vec<f64> = (0..4)
+                .map(|r| enc[12 + r] + dot(&enc[3 * r..3 * r + 3], x))
+                .collect();
             let z = [
                 s[0] + (0.5 * s[2]).exp() * eps[0],
                 s[1] + (0.5 * s[3]).exp() * eps[1],
@@ -2313,10 +2365,8 @@ mod kinetics {
                 "kinetics::final_concentration",
                 final_concentration as fn(f64, f64, &[f64], f64, f64) -> f64,
                 final_concentration_grad as fn(f64, f64, &[f64], f64, f64) -> (f64, (f64, f64)),
-                final_concentration_vjp
-                    as fn(f64, f64, &[f64], f64, f64, f64) -> (f64, (f64, f64)),
-                final_concentration_jvp
-                    as fn(f64, f64, &[f64], f64, f64, (f64, f64)) -> (f64, f64),
+                final_concentration_vjp as fn(f64, f64, &[f64], f64, f64, f64) -> (f64, (f64, f64)),
+                final_concentration_jvp as fn(f64, f64, &[f64], f64, f64, (f64, f64)) -> (f64, f64),
                 final_concentration_grad_into
                     as fn(f64, f64, &[f64], f64, f64, (&mut f64, &mut f64)) -> f64,
                 final_concentration_hvp
@@ -2565,8 +2615,8 @@ mod hmm {
         let mut next = vec![0.0; 3];
         for &o in &obs[1..] {
             for j in 0..3 {
-                next[j] = lse3([cur[0] + lt[j], cur[1] + lt[3 + j], cur[2] + lt[6 + j]])
-                    + emission(j, o);
+                next[j] =
+                    lse3([cur[0] + lt[j], cur[1] + lt[3 + j], cur[2] + lt[6 + j]]) + emission(j, o);
             }
             cur = next.clone();
         }
@@ -2645,7 +2695,12 @@ mod hmm {
                 log_transitions(nested(y)).to_vec()
             });
             for row in lt.chunks_exact(3) {
-                assert_close(row.iter().map(|v| v.exp()).sum::<f64>(), 1.0, 1e-12, "stochastic");
+                assert_close(
+                    row.iter().map(|v| v.exp()).sum::<f64>(),
+                    1.0,
+                    1e-12,
+                    "stochastic",
+                );
             }
         }
         audit(
@@ -2761,7 +2816,9 @@ mod gauss {
             let j = solve_jacobian(&a, b);
             assert_eq!((j.len(), j[0].len()), (3, 12));
             let flat = [flatten(&a), b.to_vec()].concat();
-            check_jacobian("gauss::solve", &flat, &j, |y| solve(&rows(&y[..9], 3), &y[9..]));
+            check_jacobian("gauss::solve", &flat, &j, |y| {
+                solve(&rows(&y[..9], 3), &y[9..])
+            });
             // dx/db = A^-1: A times the b-columns is the identity.
             for r in 0..3 {
                 for c in 0..3 {
@@ -2833,7 +2890,8 @@ mod gauss {
                     let a = rows(&x[..9], 3);
                     let b = &x[9..];
                     let sol = solve(&a, b);
-                    let at: Vec<Vec<f64>> = (0..3).map(|i| (0..3).map(|j| a[j][i]).collect()).collect();
+                    let at: Vec<Vec<f64>> =
+                        (0..3).map(|i| (0..3).map(|j| a[j][i]).collect()).collect();
                     let y = solve(&at, b);
                     let mut g = vec![0.0; 12];
                     for k in 0..3 {
@@ -3026,7 +3084,8 @@ mod pendulum {
             let m11 = self.m2 * self.l2 * self.l2;
             let f0 = -self.m2 * self.l1 * self.l2 * qd[1] * qd[1] * s
                 - (self.m1 + self.m2) * G * self.l1 * q[0].sin();
-            let f1 = self.m2 * self.l1 * self.l2 * qd[0] * qd[0] * s - self.m2 * G * self.l2 * q[1].sin();
+            let f1 = self.m2 * self.l1 * self.l2 * qd[0] * qd[0] * s
+                - self.m2 * G * self.l2 * q[1].sin();
             let det = m00.mul_add(m11, -m01 * m01);
             [
                 f0.mul_add(m11, -m01 * f1) / det,
@@ -3108,14 +3167,22 @@ mod pendulum {
                 p.l1 * q[0].sin() + p.l2 * q[1].sin(),
                 -p.l1 * q[0].cos() - p.l2 * q[1].cos(),
             );
-            assert_close(r[0], (x_tip * x_tip + y_tip * y_tip).sqrt(), 1e-12, "tip distance");
+            assert_close(
+                r[0],
+                (x_tip * x_tip + y_tip * y_tip).sqrt(),
+                1e-12,
+                "tip distance",
+            );
         }
     }
 
     #[test]
     fn accelerations_jacobian_over_the_struct() {
         for x in points(4351, 8, 10, -1.0, 1.0) {
-            let p = model(&[1.0 + 0.3 * x[0], 0.8 + 0.2 * x[1], 1.0 + 0.2 * x[6], 0.7], 0);
+            let p = model(
+                &[1.0 + 0.3 * x[0], 0.8 + 0.2 * x[1], 1.0 + 0.2 * x[6], 0.7],
+                0,
+            );
             let (q, qd) = ([x[2], 1.5 * x[3]], [x[4], x[5]]);
             let c = [0.6, -1.1];
             let (v, (gp, gq, gqd)) = p.accelerations_vjp(q, qd, c);
@@ -3144,7 +3211,14 @@ mod pendulum {
         let (q0, qd0, dt) = ([0.8, -0.3], [0.0, 0.5], 0.01);
         let pts: Vec<Vec<f64>> = points(4352, 4, 8, -1.0, 1.0)
             .iter()
-            .map(|x| vec![1.0 + 0.3 * x[0], 0.8 + 0.2 * x[1], 1.0 + 0.2 * x[2], 0.7 + 0.1 * x[3]])
+            .map(|x| {
+                vec![
+                    1.0 + 0.3 * x[0],
+                    0.8 + 0.2 * x[1],
+                    1.0 + 0.2 * x[2],
+                    0.7 + 0.1 * x[3],
+                ]
+            })
             .collect();
         let steps = 40;
         // The energy is nearly conserved by the integrator.
@@ -3215,7 +3289,10 @@ mod denoise {
             .zip(y.iter())
             .map(|(a, b)| (a - b).powi(2))
             .sum::<f64>();
-        let tv = x.windows(2).map(|w| smooth_abs(w[1] - w[0], 0.1)).sum::<f64>();
+        let tv = x
+            .windows(2)
+            .map(|w| smooth_abs(w[1] - w[0], 0.1))
+            .sum::<f64>();
         0.5 * fidelity + lambda * tv
     }
 
@@ -3281,20 +3358,26 @@ mod denoise {
             assert_all_close(&gs, &g, 1e-12, "surrogate gradient");
             assert_eq!(s, irls_surrogate(&x, &Y, lambda));
             // The surrogate lies above the objective elsewhere.
-            let moved: [f64; 6] = arr(&wave(6, 0.5).iter().zip(p).map(|(a, b)| b + 0.3 * a).collect::<Vec<_>>());
-            assert!(tv_objective(&moved, &Y, lambda) <= {
-                // The surrogate with the weights of `x`, at `moved`.
-                let mut t = 0.0;
-                for i in 0..6 {
-                    t += 0.5 * (moved[i] - Y[i]).powi(2);
+            let moved: [f64; 6] = arr(&wave(6, 0.5)
+                .iter()
+                .zip(p)
+                .map(|(a, b)| b + 0.3 * a)
+                .collect::<Vec<_>>());
+            assert!(
+                tv_objective(&moved, &Y, lambda) <= {
+                    // The surrogate with the weights of `x`, at `moved`.
+                    let mut t = 0.0;
+                    for i in 0..6 {
+                        t += 0.5 * (moved[i] - Y[i]).powi(2);
+                    }
+                    for i in 1..6 {
+                        let (d, d0) = (moved[i] - moved[i - 1], x[i] - x[i - 1]);
+                        let w = (d0 * d0 + 0.01).sqrt();
+                        t += lambda * (0.5 * ((d * d + 0.01) / w + w) - 0.1);
+                    }
+                    t + 1e-12
                 }
-                for i in 1..6 {
-                    let (d, d0) = (moved[i] - moved[i - 1], x[i] - x[i - 1]);
-                    let w = (d0 * d0 + 0.01).sqrt();
-                    t += lambda * (0.5 * ((d * d + 0.01) / w + w) - 0.1);
-                }
-                t + 1e-12
-            });
+            );
         }
         audit(
             &Items {
@@ -3408,7 +3491,9 @@ mod biquad {
     }
 
     fn signal() -> (Vec<f64>, Vec<f64>) {
-        let xs: Vec<f64> = (0..24).map(|k| (0.7 * k as f64).sin() + 0.3 * (2.3 * k as f64).cos()).collect();
+        let xs: Vec<f64> = (0..24)
+            .map(|k| (0.7 * k as f64).sin() + 0.3 * (2.3 * k as f64).cos())
+            .collect();
         // The target: a low-pass of the input by a fixed filter.
         let mut target = vec![0.0; xs.len()];
         let (mut z1, mut z2) = (0.0, 0.0);
@@ -3454,7 +3539,13 @@ mod biquad {
             assert_close(d.eps, dot(&g64, &tangent), 1e-12, "dual tangent");
             // The step's vjp and jvp against each other, in f32.
             let (_, cj) = step32_vjp(c32, 0.5, 0.1, -0.2, (1.0, -0.5, 0.25));
-            let (_, jt) = step32_jvp(c32, 0.5, 0.1, -0.2, ([0.1, 0.2, -0.3, 0.4, 0.5], 0.6, -0.7, 0.8));
+            let (_, jt) = step32_jvp(
+                c32,
+                0.5,
+                0.1,
+                -0.2,
+                ([0.1, 0.2, -0.3, 0.4, 0.5], 0.6, -0.7, 0.8),
+            );
             let lhs = jt.0 - 0.5 * jt.1 + 0.25 * jt.2;
             let rhs = [0.1, 0.2, -0.3, 0.4, 0.5]
                 .iter()
@@ -3686,7 +3777,13 @@ mod chebyshev {
             assert_close(g, d[1], 1e-12, "gradient");
             assert_close(h[0][0], d[2], 1e-12, "Hessian");
             let (_, gc) = series_grad(t, &coeffs);
-            let cheb = [1.0, t, 2.0 * t * t - 1.0, 4.0 * t.powi(3) - 3.0 * t, 8.0 * t.powi(4) - 8.0 * t * t + 1.0];
+            let cheb = [
+                1.0,
+                t,
+                2.0 * t * t - 1.0,
+                4.0 * t.powi(3) - 3.0 * t,
+                8.0 * t.powi(4) - 8.0 * t * t + 1.0,
+            ];
             assert_all_close(&gc, &cheb, 1e-12, "d/dc = T_k");
         }
     }
@@ -3708,15 +3805,7 @@ mod quadrature {
     }
 
     #[differentiable]
-    pub fn adaptive(
-        lo: f64,
-        hi: f64,
-        a: f64,
-        b: f64,
-        whole: f64,
-        tol: f64,
-        depth: usize,
-    ) -> f64 {
+    pub fn adaptive(lo: f64, hi: f64, a: f64, b: f64, whole: f64, tol: f64, depth: usize) -> f64 {
         let mid = 0.5 * (lo + hi);
         let left = simpson(lo, mid, a, b);
         let right = simpson(mid, hi, a, b);
@@ -3752,7 +3841,13 @@ mod quadrature {
         let mut s = [0.0; 3];
         for k in 0..=n {
             let t = k as f64 * h;
-            let w = if k == 0 || k == n { 1.0 } else if k % 2 == 1 { 4.0 } else { 2.0 };
+            let w = if k == 0 || k == n {
+                1.0
+            } else if k % 2 == 1 {
+                4.0
+            } else {
+                2.0
+            };
             let e = (-b * t * t).exp();
             s[0] += w * (a * t).sin() * e;
             s[1] += w * t * (a * t).cos() * e;
@@ -3842,7 +3937,9 @@ mod robust {
     #[differentiable(wrt(center))]
     pub fn spread(center: f64, xs: &[f64]) -> f64 {
         let n = xs.len() as f64;
-        let second = xs.iter().fold(0.0, |acc, &x| acc + (x - center) * (x - center));
+        let second = xs
+            .iter()
+            .fold(0.0, |acc, &x| acc + (x - center) * (x - center));
         (second / n).sqrt()
     }
 
@@ -4013,5 +4110,457 @@ mod implicit {
             let (_, g, h) = fit_hessian(p[0], &qs, &targets);
             assert_all_close(&d[1..], &[g, h[0][0]], 1e-12, "fit_derivatives");
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (25) A bouncing ball: Euler steps in a `while` with a compound condition (time left and bounces
+// left), the position and velocity overwritten by a bounce (`if y < 0.0`), the restitution clamped by
+// `clamp`, the final velocity into an output parameter `&mut f64`, and a `loop` with `break value`
+// finding the first step past a height.
+
+mod bouncing {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable(wrt(v0, e))]
+    pub fn flight(y0: f64, v0: f64, e: f64, dt: f64, steps: usize, v_end: &mut f64) -> f64 {
+        let e = e.clamp(0.0, 0.95);
+        let (mut y, mut v) = (y0, v0);
+        let mut k = 0;
+        let mut bounces = 0;
+        while k < steps && bounces < 4 {
+            v -= 9.81 * dt;
+            y += dt * v;
+            if y < 0.0 {
+                y = -e * y;
+                v = -e * v;
+                bounces += 1;
+            }
+            k += 1;
+        }
+        *v_end = v;
+        y
+    }
+
+    /// The height of the first step whose height passes `level` on the way down after the apex, or
+    /// the last height.
+    #[differentiable(wrt(v0), order = 2)]
+    pub fn first_below(y0: f64, v0: f64, dt: f64, level: f64) -> f64 {
+        let (mut y, mut v) = (y0, v0);
+        let mut k = 0;
+        loop {
+            v -= 9.81 * dt;
+            y += dt * v;
+            k += 1;
+            if (v < 0.0 && y < level) || k > 1000 {
+                break y * y + v;
+            }
+        }
+    }
+
+    fn plain(y0: f64, v0: f64, e: f64, dt: f64, steps: usize) -> (f64, f64) {
+        let e = e.clamp(0.0, 0.95);
+        let (mut y, mut v, mut bounces) = (y0, v0, 0);
+        for _ in 0..steps {
+            if bounces >= 4 {
+                break;
+            }
+            v -= 9.81 * dt;
+            y += dt * v;
+            if y < 0.0 {
+                y = -e * y;
+                v = -e * v;
+                bounces += 1;
+            }
+        }
+        (y, v)
+    }
+
+    #[test]
+    fn flight_against_jvp_and_differences() {
+        let (y0, dt) = (1.0, 0.01);
+        for (k, p) in points(4430, 2, 12, 0.0, 1.0).iter().enumerate() {
+            let (v0, e) = (-1.0 + 3.0 * p[0], 0.3 + 0.6 * p[1]);
+            let steps = 60 + 25 * k;
+            let mut v_end = f64::NAN;
+            let y = flight(y0, v0, e, dt, steps, &mut v_end);
+            assert_eq!((y, v_end), plain(y0, v0, e, dt, steps));
+            // The height's gradient, and the velocity's through vjp with a cotangent on it alone.
+            let mut out = f64::NAN;
+            let (v, (gv0, ge)) = flight_grad(y0, v0, e, dt, steps, &mut out);
+            assert_eq!((v, out), (y, v_end));
+            assert_fd_gradient(
+                |x| flight(y0, x[0], x[1], dt, steps, &mut 0.0),
+                &[v0, e],
+                &[gv0, ge],
+                "flight height",
+            );
+            let mut out2 = 0.0;
+            let (_, (cv0, ce)) = flight_vjp(y0, v0, e, dt, steps, &mut out2, 0.0, 1.0);
+            assert_fd_gradient(
+                |x| {
+                    let mut o = 0.0;
+                    flight(y0, x[0], x[1], dt, steps, &mut o);
+                    o
+                },
+                &[v0, e],
+                &[cv0, ce],
+                "flight velocity",
+            );
+            let t = (0.4, -0.9);
+            let mut out3 = 0.0;
+            let mut dv = f64::NAN;
+            let (_, dy) = flight_jvp(y0, v0, e, dt, steps, &mut out3, t, &mut dv);
+            assert_close(dy, gv0 * t.0 + ge * t.1, 1e-10, "jvp of the height");
+            assert_close(dv, cv0 * t.0 + ce * t.1, 1e-10, "jvp of the velocity");
+        }
+    }
+
+    #[test]
+    fn first_below_audit() {
+        let (y0, dt, level) = (0.5, 0.01, 0.3);
+        let pts = points(4431, 1, 10, 0.2, 2.0);
+        audit(
+            &Items {
+                what: "bouncing::first_below",
+                primal: &|x| first_below(y0, x[0], dt, level),
+                grad: &|x| {
+                    let (f, g) = first_below_grad(y0, x[0], dt, level);
+                    (f, vec![g])
+                },
+                vjp: &|x, d| {
+                    let (f, g) = first_below_vjp(y0, x[0], dt, level, d);
+                    (f, vec![g])
+                },
+                jvp: &|x, t| first_below_jvp(y0, x[0], dt, level, t[0]),
+                grad_into: &|x| {
+                    let mut g = f64::NAN;
+                    let f = first_below_grad_into(y0, x[0], dt, level, &mut g);
+                    (f, vec![g])
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, h) = first_below_hvp(y0, x[0], dt, level, v[0]);
+                    (f, vec![g], vec![h])
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = first_below_hessian(y0, x[0], dt, level);
+                    (f, vec![g], h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (26) A spring network relaxed toward equilibrium: forces accumulated into an output parameter that
+// the body reads before writing (`f[i] += ..`, so its incoming value is an input), springs as a slice of
+// index pairs, rest lengths by `hypot`; the energy at `order = 2` whose gradient is minus the forces.
+
+mod springs {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable(wrt(pos, f))]
+    pub fn add_forces(
+        pos: &[f64],
+        springs: &[(usize, usize)],
+        rest: &[f64],
+        k: f64,
+        f: &mut [f64],
+    ) {
+        for (s, &(i, j)) in springs.iter().enumerate() {
+            let (dx, dy) = (pos[2 * j] - pos[2 * i], pos[2 * j + 1] - pos[2 * i + 1]);
+            let len = dx.hypot(dy);
+            let mag = k * (len - rest[s]) / len;
+            f[2 * i] += mag * dx;
+            f[2 * i + 1] += mag * dy;
+            f[2 * j] -= mag * dx;
+            f[2 * j + 1] -= mag * dy;
+        }
+    }
+
+    #[differentiable(wrt(pos), order = 2)]
+    pub fn energy(pos: &[f64], springs: &[(usize, usize)], rest: &[f64], k: f64) -> f64 {
+        let mut total = 0.0;
+        for (s, &(i, j)) in springs.iter().enumerate() {
+            let len = (pos[2 * j] - pos[2 * i]).hypot(pos[2 * j + 1] - pos[2 * i + 1]);
+            total += 0.5 * k * (len - rest[s]).powi(2);
+        }
+        total
+    }
+
+    const SPRINGS: [(usize, usize); 5] = [(0, 1), (1, 2), (2, 0), (2, 3), (3, 1)];
+    const REST: [f64; 5] = [1.0, 1.2, 0.9, 1.1, 1.0];
+
+    #[test]
+    fn forces_are_minus_the_energy_gradient() {
+        let k = 3.0;
+        for p in points(4440, 8, 10, -1.5, 1.5) {
+            let gravity: Vec<f64> = (0..8)
+                .map(|i| if i % 2 == 1 { -0.5 } else { 0.0 })
+                .collect();
+            let mut f = gravity.clone();
+            add_forces(&p, &SPRINGS, &REST, k, &mut f);
+            let (_, g) = energy_grad(&p, &SPRINGS, &REST, k);
+            for i in 0..8 {
+                assert_close(f[i] - gravity[i], -g[i], 1e-12, "force");
+            }
+            // The Jacobian over (pos, incoming f): minus the Hessian, then the identity.
+            let mut buf = gravity.clone();
+            let j = add_forces_jacobian(&p, &SPRINGS, &REST, k, &mut buf);
+            assert_eq!((j.len(), j[0].len()), (8, 16));
+            let (_, _, h) = energy_hessian(&p, &SPRINGS, &REST, k);
+            for r in 0..8 {
+                let minus_h: Vec<f64> = h[r].iter().map(|v| -v).collect();
+                assert_all_close(&j[r][..8], &minus_h, 1e-10, "-H");
+                for c in 0..8 {
+                    assert_eq!(j[r][8 + c], if r == c { 1.0 } else { 0.0 });
+                }
+            }
+            let c = wave(8, 0.3);
+            let t = wave(16, 1.1);
+            let mut o1 = gravity.clone();
+            let (cp, cf) = add_forces_vjp(&p, &SPRINGS, &REST, k, &mut o1, &c);
+            let mut o2 = gravity.clone();
+            let mut jt = vec![f64::NAN; 8];
+            add_forces_jvp(
+                &p,
+                &SPRINGS,
+                &REST,
+                k,
+                &mut o2,
+                (t[..8].to_vec(), t[8..].to_vec()),
+                &mut jt,
+            );
+            assert_eq!(o1, f);
+            assert_eq!(o2, f);
+            check_dual("springs::add_forces", &c, &jt, &[cp, cf].concat(), &t);
+        }
+    }
+
+    #[test]
+    fn energy_audit() {
+        let k = 3.0;
+        let pts = points(4441, 8, 10, -1.5, 1.5);
+        audit(
+            &Items {
+                what: "springs::energy",
+                primal: &|x| energy(x, &SPRINGS, &REST, k),
+                grad: &|x| energy_grad(x, &SPRINGS, &REST, k),
+                vjp: &|x, d| energy_vjp(x, &SPRINGS, &REST, k, d),
+                jvp: &|x, t| energy_jvp(x, &SPRINGS, &REST, k, t.to_vec()),
+                grad_into: &|x| {
+                    let mut g = vec![f64::NAN; 8];
+                    let f = energy_grad_into(x, &SPRINGS, &REST, k, &mut g);
+                    (f, g)
+                },
+                hvp: Some(&|x, v| energy_hvp(x, &SPRINGS, &REST, k, v.to_vec())),
+                hessian: Some(&|x| energy_hessian(x, &SPRINGS, &REST, k)),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (27) A pinhole camera: associated functions of a plain struct (`Self::rotate`, `Self::project`) with
+// the rotation by Rodrigues' formula through `sin_cos`, a reprojection error at `order = 2` over the
+// pose, and the projection's `_jacobian`.
+
+mod camera {
+    use super::*;
+    use autodiff::differentiable;
+
+    pub struct Camera;
+
+    impl Camera {
+        #[differentiable]
+        pub fn rotate(w: [f64; 3], p: [f64; 3]) -> [f64; 3] {
+            let theta = (w[0] * w[0] + w[1] * w[1] + w[2] * w[2] + 1e-12).sqrt();
+            let (s, c) = theta.sin_cos();
+            let k = [w[0] / theta, w[1] / theta, w[2] / theta];
+            let cross = [
+                k[1] * p[2] - k[2] * p[1],
+                k[2] * p[0] - k[0] * p[2],
+                k[0] * p[1] - k[1] * p[0],
+            ];
+            let kp = k[0] * p[0] + k[1] * p[1] + k[2] * p[2];
+            let mut out = [0.0; 3];
+            for i in 0..3 {
+                out[i] = p[i] * c + cross[i] * s + k[i] * kp * (1.0 - c);
+            }
+            out
+        }
+
+        #[differentiable]
+        pub fn project(pose: [f64; 6], p: [f64; 3], focal: f64) -> [f64; 2] {
+            let r = Self::rotate([pose[0], pose[1], pose[2]], p);
+            let z = r[2] + pose[5];
+            [focal * (r[0] + pose[3]) / z, focal * (r[1] + pose[4]) / z]
+        }
+
+        #[differentiable(wrt(pose), order = 2)]
+        pub fn reprojection(
+            pose: [f64; 6],
+            points: &[[f64; 3]],
+            seen: &[[f64; 2]],
+            focal: f64,
+        ) -> f64 {
+            let mut total = 0.0;
+            for (p, uv) in points.iter().zip(seen) {
+                let q = Self::project(pose, *p, focal);
+                total += (q[0] - uv[0]).powi(2) + (q[1] - uv[1]).powi(2);
+            }
+            total
+        }
+    }
+
+    #[test]
+    fn rotation_and_reprojection() {
+        let cloud: Vec<[f64; 3]> = points(4450, 3, 6, -1.0, 1.0)
+            .iter()
+            .map(|p| arr(p))
+            .collect();
+        let truth = [0.1, -0.2, 0.15, 0.05, -0.1, 5.0];
+        let seen: Vec<[f64; 2]> = cloud
+            .iter()
+            .map(|p| Camera::project(truth, *p, 2.0))
+            .collect();
+        assert!(Camera::reprojection(truth, &cloud, &seen, 2.0) < 1e-28);
+        for p in points(4451, 9, 10, -0.5, 0.5) {
+            let w: [f64; 3] = arr(&p);
+            let v: [f64; 3] = arr(&p[3..]);
+            let r = Camera::rotate(w, v);
+            // A rotation keeps lengths.
+            assert_close(dot(&r, &r), dot(&v, &v), 1e-12, "length");
+            let j = Camera::rotate_jacobian(w, v);
+            check_jacobian("camera::rotate", &p[..6], &j, |y| {
+                Camera::rotate(arr(y), arr(&y[3..])).to_vec()
+            });
+            let pose: [f64; 6] = [p[0], p[1], p[2], p[3], p[4], 5.0 + p[5]];
+            let j = Camera::project_jacobian(pose, v, 2.0);
+            let flat = [pose.to_vec(), v.to_vec(), vec![2.0]].concat();
+            check_jacobian("camera::project", &flat, &j, |y| {
+                Camera::project(arr(y), arr(&y[6..]), y[9]).to_vec()
+            });
+        }
+        let pts: Vec<Vec<f64>> = points(4452, 6, 10, -0.1, 0.1)
+            .iter()
+            .map(|d| truth.iter().zip(d).map(|(a, b)| a + b).collect())
+            .collect();
+        audit(
+            &Items {
+                what: "camera::reprojection",
+                primal: &|x| Camera::reprojection(arr(x), &cloud, &seen, 2.0),
+                grad: &|x| {
+                    let (f, g) = Camera::reprojection_grad(arr(x), &cloud, &seen, 2.0);
+                    (f, g.to_vec())
+                },
+                vjp: &|x, d| {
+                    let (f, g) = Camera::reprojection_vjp(arr(x), &cloud, &seen, 2.0, d);
+                    (f, g.to_vec())
+                },
+                jvp: &|x, t| Camera::reprojection_jvp(arr(x), &cloud, &seen, 2.0, arr(t)),
+                grad_into: &|x| {
+                    let mut g = [f64::NAN; 6];
+                    let f = Camera::reprojection_grad_into(arr(x), &cloud, &seen, 2.0, &mut g);
+                    (f, g.to_vec())
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, h) = Camera::reprojection_hvp(arr(x), &cloud, &seen, 2.0, arr(v));
+                    (f, g.to_vec(), h.to_vec())
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = Camera::reprojection_hessian(arr(x), &cloud, &seen, 2.0);
+                    (f, g.to_vec(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (28) Callees of `order = K` functions that use `sin_cos`, `fract`, a float's predicates and integer
+// methods (`k.pow(2)`, `n.checked_sub(k).unwrap_or(0)`, `k.is_power_of_two()`): each had no generic
+// copy (`shadow.rs`, `why_no_copy_with`, which knew none of these methods), so the `order = 2` caller was
+// rustc's "has no generic copy" error though its first order worked (camera::Camera::rotate above, with
+// `theta.sin_cos()`, was found so). A ring buffer of samples indexed by integer arithmetic.
+
+mod ring {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn tap(x: &[f64], k: usize) -> f64 {
+        let n = x.len();
+        let back = n.checked_sub(k + 1).unwrap_or(0);
+        let hop = k.pow(2) % n;
+        let w = if k.is_power_of_two() { 2.0 } else { 1.0 };
+        w * x[back] * x[hop] + x[k.saturating_sub(1)]
+    }
+
+    #[differentiable]
+    pub fn phase(x: f64) -> f64 {
+        let (s, c) = (3.0 * x).sin_cos();
+        let f = if x.is_finite() && !x.is_nan() && x.is_sign_positive() {
+            x.fract()
+        } else {
+            0.0
+        };
+        s * c + f * f
+    }
+
+    #[differentiable(order = 2)]
+    pub fn echo(x: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for k in 0..x.len() {
+            total += tap(x, k) * phase(x[k]);
+        }
+        total
+    }
+
+    #[test]
+    fn echo_audit() {
+        let pts = points(4460, 5, 10, 0.05, 1.95);
+        for p in &pts {
+            let mut expected = 0.0;
+            for k in 0..5 {
+                let back = 5usize.saturating_sub(k + 1);
+                let w = if k.is_power_of_two() { 2.0 } else { 1.0 };
+                let t = w * p[back] * p[k * k % 5] + p[k.saturating_sub(1)];
+                let f = p[k] - p[k].floor();
+                expected += t * ((3.0 * p[k]).sin() * (3.0 * p[k]).cos() + f * f);
+            }
+            assert_close(echo(p), expected, 1e-12, "echo");
+        }
+        audit(
+            &Items {
+                what: "ring::echo",
+                primal: &|x| echo(x),
+                grad: &|x| echo_grad(x),
+                vjp: &|x, d| echo_vjp(x, d),
+                jvp: &|x, t| echo_jvp(x, t.to_vec()),
+                grad_into: &|x| {
+                    let mut g = vec![f64::NAN; 5];
+                    let f = echo_grad_into(x, &mut g);
+                    same_bits(&g, &echo_grad(x).1, "echo");
+                    (f, g)
+                },
+                hvp: Some(&|x, v| echo_hvp(x, v.to_vec())),
+                hessian: Some(&|x| echo_hessian(x)),
+                analytic: None,
+            },
+            // Away from the jumps of `fract` at 1.
+            &pts.iter()
+                .filter(|p| p.iter().all(|v| (v - 1.0).abs() > 1e-3))
+                .cloned()
+                .collect::<Vec<_>>(),
+        );
     }
 }

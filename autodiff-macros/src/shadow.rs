@@ -627,6 +627,34 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
 /// `why_no_copy`, where `by_path` says whether a call written with a path of `calls` (`shapes::square(x)`)
 /// is accepted as a call by a bare name(`CopyCalls::by_path`), and `active` are those of `calls` that have
 /// derivatives (`CopyCalls::active`), whose results hold floats (`by_value_loops`).
+/// A method that only integers have (`k.pow(2)`, `n.checked_sub(k)`, `k.is_power_of_two()`), and the
+/// `unwrap`s of a checked one (`n.checked_sub(1).unwrap_or(0)`): the copy leaves integers as written, so
+/// these compile in it as in the function (README: integer values computed alongside, method calls on them
+/// included). A callee using one had no copy, so its `order = K` callers did not compile.
+fn integer_method(m: &syn::ExprMethodCall) -> bool {
+    const ONLY_INTEGERS: &[&str] = &[
+        "pow",
+        "is_power_of_two",
+        "next_power_of_two",
+        "count_ones",
+        "count_zeros",
+        "leading_zeros",
+        "trailing_zeros",
+        "abs_diff",
+        "div_ceil",
+        "ilog2",
+        "ilog10",
+        "isqrt",
+    ];
+    let name = m.method.to_string();
+    let checked = |e: &syn::Expr| matches!(e, syn::Expr::MethodCall(inner) if inner.method.to_string().starts_with("checked_"));
+    ONLY_INTEGERS.contains(&name.as_str())
+        || ["wrapping_", "saturating_", "checked_", "overflowing_"]
+            .iter()
+            .any(|prefix| name.starts_with(prefix))
+        || (matches!(name.as_str(), "unwrap" | "unwrap_or" | "expect") && checked(&m.receiver))
+}
+
 fn why_no_copy_with(
     item: &syn::ItemFn,
     float: &str,
@@ -641,6 +669,9 @@ fn why_no_copy_with(
     // `for w in x.windows(k)` and `x.chunks(k)` count with them.)
     // `fill`, `copy_from_slice` and `clone_from_slice` of a slice of floats are generic over the element
     // (the copy's pipeline rewrites them into indexed loops, `slice_writes.rs`, as the function's does).
+    // `sin_cos`, `fract` and a float's predicates are methods of `Float` too (the first order lowers
+    // them, `lower/calls.rs`): a callee using them (`let (s, c) = theta.sin_cos();` in a rotation) had
+    // no copy, so its `order = K` callers did not compile.
     const METHODS: &[&str] = &[
         "len",
         "clone",
@@ -650,6 +681,14 @@ fn why_no_copy_with(
         "fill",
         "copy_from_slice",
         "clone_from_slice",
+        "sin_cos",
+        "fract",
+        "is_nan",
+        "is_finite",
+        "is_infinite",
+        "is_normal",
+        "is_sign_negative",
+        "is_sign_positive",
     ];
     struct Check<'b> {
         bindings: &'b [String],
@@ -822,7 +861,8 @@ fn why_no_copy_with(
                 return;
             }
             let known = crate::ir::FloatFn::ALL.iter().any(|(n, _, _)| *n == name)
-                || METHODS.contains(&name.as_str());
+                || METHODS.contains(&name.as_str())
+                || integer_method(m);
             if !known {
                 self.fail(format!(
                     "its body calls the method `.{name}()` (iterators hand out references, whose arithmetic \
@@ -3362,6 +3402,29 @@ mod tests {
             ),
             "{text}"
         );
+    }
+
+    #[test]
+    fn sin_cos_predicates_and_integer_methods_keep_a_copy() {
+        let leaf = |item: syn::ItemFn| why_no_copy(&item, "f64", &[]).is_none();
+        assert!(leaf(syn::parse_quote!(
+            fn f(x: f64, k: usize) -> f64 {
+                let (s, c) = x.sin_cos();
+                let back = k.checked_sub(1).unwrap_or(0) + k.pow(2) + k.wrapping_add(1);
+                let w = if k.is_power_of_two() && x.is_finite() && !x.is_nan() {
+                    2.0
+                } else {
+                    1.0
+                };
+                w * s * c + x.fract() + back as f64
+            }
+        )));
+        // `unwrap` of something other than a checked integer operation: not known to hold no reference.
+        assert!(!leaf(syn::parse_quote!(
+            fn f(x: &[f64]) -> f64 {
+                x.first().unwrap_or(&0.0) * 2.0
+            }
+        )));
     }
 
     #[test]
