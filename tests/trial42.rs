@@ -4564,3 +4564,181 @@ mod ring {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (29) A soft Needleman-Wunsch alignment score with two rolling rows swapped by `std::mem::swap` after
+// each row (the previous row overwritten in the next pass), the gap penalty active; and a trajectory
+// recorded by `push` into a `Vec::with_capacity`, then read back with `.iter().rev()` and `windows(2)`.
+
+mod alignment {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable(order = 2)]
+    pub fn softmax3(a: f64, b: f64, c: f64, temp: f64) -> f64 {
+        let m = a.max(b).max(c);
+        m + temp * (((a - m) / temp).exp() + ((b - m) / temp).exp() + ((c - m) / temp).exp()).ln()
+    }
+
+    #[differentiable(wrt(x, gap), order = 2)]
+    pub fn score(x: &[f64], y: &[f64], gap: f64, temp: f64) -> f64 {
+        let m = y.len();
+        let mut prev = vec![0.0; m + 1];
+        let mut cur = vec![0.0; m + 1];
+        for j in 1..=m {
+            prev[j] = -gap * j as f64;
+        }
+        for i in 1..=x.len() {
+            cur[0] = -gap * i as f64;
+            for j in 1..=m {
+                let similarity = -(x[i - 1] - y[j - 1]).powi(2);
+                cur[j] = softmax3(
+                    prev[j - 1] + similarity,
+                    prev[j] - gap,
+                    cur[j - 1] - gap,
+                    temp,
+                );
+            }
+            std::mem::swap(&mut prev, &mut cur);
+        }
+        prev[m]
+    }
+
+    fn plain(x: &[f64], y: &[f64], gap: f64, temp: f64) -> f64 {
+        let (n, m) = (x.len(), y.len());
+        let mut t = vec![vec![0.0; m + 1]; n + 1];
+        for j in 0..=m {
+            t[0][j] = -gap * j as f64;
+        }
+        for i in 1..=n {
+            t[i][0] = -gap * i as f64;
+            for j in 1..=m {
+                let c = [
+                    t[i - 1][j - 1] - (x[i - 1] - y[j - 1]).powi(2),
+                    t[i - 1][j] - gap,
+                    t[i][j - 1] - gap,
+                ];
+                let hi = c.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                t[i][j] = hi + temp * c.iter().map(|v| ((v - hi) / temp).exp()).sum::<f64>().ln();
+            }
+        }
+        t[n][m]
+    }
+
+    /// A damped oscillator's trajectory recorded step by step, then its arc length walked backwards.
+    #[differentiable(wrt(omega, damping), order = 2)]
+    pub fn arc_length(omega: f64, damping: f64, dt: f64, steps: usize) -> f64 {
+        let mut path = Vec::with_capacity(steps + 1);
+        let (mut x, mut v) = (1.0, 0.0);
+        path.push(x);
+        for _ in 0..steps {
+            v += dt * (-omega * omega * x - damping * v);
+            x += dt * v;
+            path.push(x);
+        }
+        let mut reversed = Vec::with_capacity(path.len());
+        for &p in path.iter().rev() {
+            reversed.push(p);
+        }
+        reversed
+            .windows(2)
+            .map(|w| ((w[1] - w[0]).powi(2) + dt * dt).sqrt())
+            .sum::<f64>()
+    }
+
+    const Y: [f64; 5] = [0.2, -0.4, 0.9, 0.3, -0.1];
+
+    #[test]
+    fn score_audit() {
+        let temp = 0.3;
+        let pts = points(4470, 5, 10, -1.0, 1.0);
+        for p in &pts {
+            let (x, gap) = (&p[..4], 0.5 + 0.3 * p[4]);
+            assert_close(score(x, &Y, gap, temp), plain(x, &Y, gap, temp), 1e-12, "score");
+        }
+        audit(
+            &Items {
+                what: "alignment::score",
+                primal: &|p| score(&p[..4], &Y, p[4], temp),
+                grad: &|p| {
+                    let (f, (gx, gg)) = score_grad(&p[..4], &Y, p[4], temp);
+                    (f, [gx, vec![gg]].concat())
+                },
+                vjp: &|p, d| {
+                    let (f, (gx, gg)) = score_vjp(&p[..4], &Y, p[4], temp, d);
+                    (f, [gx, vec![gg]].concat())
+                },
+                jvp: &|p, t| score_jvp(&p[..4], &Y, p[4], temp, (t[..4].to_vec(), t[4])),
+                grad_into: &|p| {
+                    let mut gx = vec![f64::NAN; 4];
+                    let mut gg = f64::NAN;
+                    let f = score_grad_into(&p[..4], &Y, p[4], temp, (&mut gx, &mut gg));
+                    (f, [gx, vec![gg]].concat())
+                },
+                hvp: Some(&|p, v| {
+                    let (f, (gx, gg), (hx, hg)) =
+                        score_hvp(&p[..4], &Y, p[4], temp, (v[..4].to_vec(), v[4]));
+                    (f, [gx, vec![gg]].concat(), [hx, vec![hg]].concat())
+                }),
+                hessian: Some(&|p| {
+                    let (f, (gx, gg), h) = score_hessian(&p[..4], &Y, p[4], temp);
+                    (f, [gx, vec![gg]].concat(), h)
+                }),
+                analytic: None,
+            },
+            &pts.iter()
+                .map(|p| [p[..4].to_vec(), vec![0.5 + 0.3 * p[4]]].concat())
+                .collect::<Vec<_>>(),
+        );
+    }
+
+    #[test]
+    fn arc_length_audit() {
+        let (dt, steps) = (0.05, 80);
+        let pts: Vec<Vec<f64>> = points(4471, 2, 10, 0.0, 1.0)
+            .into_iter()
+            .map(|p| vec![1.0 + 2.0 * p[0], 0.1 + 0.5 * p[1]])
+            .collect();
+        for p in &pts {
+            let (mut x, mut v) = (1.0f64, 0.0f64);
+            let mut len = 0.0;
+            for _ in 0..steps {
+                v += dt * (-p[0] * p[0] * x - p[1] * v);
+                let nx = x + dt * v;
+                len += ((nx - x).powi(2) + dt * dt).sqrt();
+                x = nx;
+            }
+            assert_close(arc_length(p[0], p[1], dt, steps), len, 1e-12, "arc length");
+        }
+        audit(
+            &Items {
+                what: "alignment::arc_length",
+                primal: &|x| arc_length(x[0], x[1], dt, steps),
+                grad: &|x| {
+                    let (f, g) = arc_length_grad(x[0], x[1], dt, steps);
+                    (f, vec![g.0, g.1])
+                },
+                vjp: &|x, d| {
+                    let (f, g) = arc_length_vjp(x[0], x[1], dt, steps, d);
+                    (f, vec![g.0, g.1])
+                },
+                jvp: &|x, t| arc_length_jvp(x[0], x[1], dt, steps, (t[0], t[1])),
+                grad_into: &|x| {
+                    let (mut a, mut b) = (f64::NAN, f64::NAN);
+                    let f = arc_length_grad_into(x[0], x[1], dt, steps, (&mut a, &mut b));
+                    (f, vec![a, b])
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, h) = arc_length_hvp(x[0], x[1], dt, steps, (v[0], v[1]));
+                    (f, vec![g.0, g.1], vec![h.0, h.1])
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = arc_length_hessian(x[0], x[1], dt, steps);
+                    (f, vec![g.0, g.1], h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
