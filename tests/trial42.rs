@@ -10,10 +10,13 @@
 //! differences, and at `order = 2` the Hessian against differences of `_grad` and `_hvp` against the
 //! Hessian times `v` (through `common::contract::audit`).
 
-// `&Vec<f64>` parameters, index loops and long argument lists are what the projects are written with.
+// `&Vec<f64>` parameters, index loops (copies and swaps element by element too) and long argument
+// lists are what the projects are written with.
 #![allow(
     clippy::ptr_arg,
     clippy::needless_range_loop,
+    clippy::manual_memcpy,
+    clippy::manual_swap,
     clippy::type_complexity,
     clippy::too_many_arguments
 )]
@@ -1298,7 +1301,7 @@ mod fem_bar {
                     b[i] -= f * b[k];
                 }
             }
-            let mut du = vec![0.0; 5];
+            let mut du = [0.0; 5];
             for i in (0..5).rev() {
                 let s: f64 = (i + 1..5).map(|c| a[i][c] * du[c]).sum();
                 du[i] = (b[i] - s) / a[i][i];
@@ -4172,8 +4175,8 @@ mod bouncing {
             v -= 9.81 * dt;
             y += dt * v;
             if y < 0.0 {
-                y = -e * y;
-                v = -e * v;
+                y *= -e;
+                v *= -e;
                 bounces += 1;
             }
             k += 1;
@@ -4208,8 +4211,8 @@ mod bouncing {
             v -= 9.81 * dt;
             y += dt * v;
             if y < 0.0 {
-                y = -e * y;
-                v = -e * v;
+                y *= -e;
+                v *= -e;
                 bounces += 1;
             }
         }
@@ -4531,6 +4534,8 @@ mod camera {
 // rustc's "has no generic copy" error though its first order worked (camera::Camera::rotate above, with
 // `theta.sin_cos()`, was found so). A ring buffer of samples indexed by integer arithmetic.
 
+// `n.checked_sub(k).unwrap_or(0)` is the form under test, not `saturating_sub`.
+#[allow(clippy::manual_saturating_arithmetic)]
 mod ring {
     use super::*;
     use autodiff::differentiable;
