@@ -4791,3 +4791,75 @@ mod alignment {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (30) A mixture of experts with masked gates: a disabled expert's gate logit is `-inf`, so its
+// `sigmoid` is exactly 0. `gate(logit, w)` is called with the logit a constant, whose tangent in
+// `gate_jvp` is the value 0, and `(-logit).exp()` is `+inf`: its tangent was `0 · inf = NaN`
+// (`forward.rs`, the `exp` rule's slope, its value), so `mixture_jvp` was NaN while `mixture_grad` and
+// `mixture_hessian` were right. A zero tangent now gives zero there, as `Dual` and JAX do.
+
+mod gates {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn sigmoid(x: f64) -> f64 {
+        1.0 / (1.0 + (-x).exp())
+    }
+
+    #[differentiable]
+    pub fn gate(logit: f64, w: f64) -> f64 {
+        w * sigmoid(logit)
+    }
+
+    #[differentiable(wrt(w), order = 2)]
+    pub fn mixture(w: &[f64], logits: &[f64], x: f64) -> f64 {
+        let mut total = 0.0;
+        for k in 0..w.len() {
+            total += gate(logits[k], w[k] * (x + k as f64).tanh());
+        }
+        total * total
+    }
+
+    const LOGITS: [f64; 4] = [f64::NEG_INFINITY, 0.5, f64::NEG_INFINITY, 1.2];
+
+    #[test]
+    fn masked_gates_have_finite_tangents() {
+        // The minimal case: the gate of a disabled expert along the weight alone.
+        assert_eq!(gate_jvp(f64::NEG_INFINITY, 0.5, (0.0, 1.0)), (0.0, 0.0));
+        // Reverse mode's cotangent of the logit itself is `inf · 0 = NaN`, as `jax.grad` gives
+        // (docs/conventions.md, values that overflow); the weight's is 0.
+        let (_, (_, dw)) = gate_vjp(f64::NEG_INFINITY, 0.5, 1.0);
+        assert_eq!(dw, 0.0);
+        let x = 0.3;
+        let pts = points(4480, 4, 10, -1.0, 1.0);
+        for p in &pts {
+            let s = |l: f64| 1.0 / (1.0 + (-l).exp());
+            let total: f64 = (0..4)
+                .map(|k| p[k] * (x + k as f64).tanh() * s(LOGITS[k]))
+                .sum();
+            assert_close(mixture(p, &LOGITS, x), total * total, 1e-12, "mixture");
+            let (_, g) = mixture_grad(p, &LOGITS, x);
+            assert_eq!((g[0], g[2]), (0.0, 0.0), "disabled experts");
+        }
+        audit(
+            &Items {
+                what: "gates::mixture",
+                primal: &|w| mixture(w, &LOGITS, x),
+                grad: &|w| mixture_grad(w, &LOGITS, x),
+                vjp: &|w, d| mixture_vjp(w, &LOGITS, x, d),
+                jvp: &|w, t| mixture_jvp(w, &LOGITS, x, t.to_vec()),
+                grad_into: &|w| {
+                    let mut g = vec![f64::NAN; 4];
+                    let f = mixture_grad_into(w, &LOGITS, x, &mut g);
+                    (f, g)
+                },
+                hvp: Some(&|w, v| mixture_hvp(w, &LOGITS, x, v.to_vec())),
+                hessian: Some(&|w| mixture_hessian(w, &LOGITS, x)),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}

@@ -14,7 +14,7 @@
 
 use crate::emit::{block_with_value, concat, tuple_or_single, Emitter, Recorder, Tokens};
 use crate::ir::{
-    Array, ArrayInit, Block, Function, Kind, Loop, Operand, Stmt, Value, Var, Written,
+    Array, ArrayInit, Block, FloatFn, Function, Kind, Loop, Operand, Stmt, Value, Var, Written,
 };
 use crate::naming;
 use crate::rules::{self, Partial, RuleCtx};
@@ -1172,6 +1172,25 @@ impl Forward<'_, '_> {
                         continue;
                     };
                     let t = self.tangent_of(operand, &activity.kind(operand));
+                    // The slope of `exp` is its value, infinite where it overflows: a zero tangent gives
+                    // zero there (`rules::times`), as `Dual` and JAX's symbolic zero do. A callee's
+                    // parameter that its caller passes as a constant has the tangent 0 (`call_tangents`):
+                    // `sigmoid(logit)` inside `gate(logit, w)` called with `logit = -inf` had the tangent
+                    // `0 · inf = NaN` in `(-logit).exp()`, so `f_jvp` was NaN where `f_grad` was finite.
+                    let guarded;
+                    let partial = match (value, partial) {
+                        (
+                            Value::Float {
+                                func: FloatFn::Exp | FloatFn::Exp2 | FloatFn::ExpM1,
+                                ..
+                            },
+                            Partial::Times(e),
+                        ) => {
+                            guarded = Partial::TimesGuarded(e.clone());
+                            &guarded
+                        }
+                        _ => partial,
+                    };
                     sum = Some(match (sum, partial) {
                         (None, _) => partial.apply(&t),
                         (Some(acc), Partial::NegOne) => quote!(#acc - #t),

@@ -138,7 +138,7 @@ fn __f_generic_jvp<__S: ::autodiff::__private::Float>(
     let z = __v0 + __v1;
     let __dot_z = __dot_v0 + __dot_v1;
     let __v2 = z.exp();
-    let __dot_v2 = __dot_z * __v2;
+    let __dot_v2 = ::autodiff::__private::rules::times(__dot_z, __v2);
     (__v2, __dot_v2)
 }
 #[doc(hidden)]

@@ -59,7 +59,7 @@ fn softplus_max_jvp<T: Float>(x: T, y: T, tangent: (T, T)) -> (T, T) {
     let (__dot_x, __dot_y) = tangent;
     let one = T::one();
     let __v0 = x.exp();
-    let __dot_v0 = __dot_x * __v0;
+    let __dot_v0 = ::autodiff::__private::rules::times(__dot_x, __v0);
     let __v1 = one + __v0;
     let __dot_v1 = __dot_v0;
     let __v2 = __v1.ln();

@@ -244,7 +244,7 @@ pub fn __logsumexp_generic_jvp<__S: ::autodiff::__private::Float>(
         let __v5 = __v4 - max_1;
         let __dot_v5 = __dot_v4 - __dot_max_1;
         let __v6 = __v5.exp();
-        let __dot_v6 = __dot_v5 * __v6;
+        let __dot_v6 = ::autodiff::__private::rules::times(__dot_v5, __v6);
         let sum_2 = sum_1 + __v6;
         let __dot_sum_2 = __dot_sum_1 + __dot_v6;
         (sum_1, __dot_sum_1) = (sum_2, __dot_sum_2);
@@ -752,7 +752,7 @@ pub fn gmm_likelihood_jvp(
             let __v6 = __q_view[__i_1];
             let __dot_v6 = __dot_q_view[__i_1];
             let __v7 = __v6.exp();
-            let __dot_v7 = __dot_v6 * __v7;
+            let __dot_v7 = ::autodiff::__private::rules::times(__dot_v6, __v7);
             q_diag[__v5] = __v7;
             __dot_q_diag[__v5] = __dot_v7;
         }
@@ -1227,7 +1227,7 @@ impl gmm_likelihood {
                 let __v6 = __q_view[__i_1];
                 let __dot_v6 = __dot_q_view[__i_1];
                 let __v7 = __v6.exp();
-                let __dot_v7 = __dot_v6 * __v7;
+                let __dot_v7 = ::autodiff::__private::rules::times(__dot_v6, __v7);
                 q_diag[__v5] = __v7;
                 __dot_q_diag[__v5] = __dot_v7;
             }
@@ -1947,7 +1947,7 @@ impl __gmm_likelihood_generic {
                 let __v8 = __q_view[__i_1];
                 let __dot_v8 = __dot_q_view[__i_1];
                 let __v9 = __v8.exp();
-                let __dot_v9 = __dot_v8 * __v9;
+                let __dot_v9 = ::autodiff::__private::rules::times(__dot_v8, __v9);
                 q_diag[__v7] = __v9;
                 __dot_q_diag[__v7] = __dot_v9;
             }

@@ -131,7 +131,7 @@ fn __sigmoid_generic_jvp<__S: ::autodiff::__private::Float>(
     let __v3 = -z;
     let __dot_v3 = -__dot_z;
     let __v4 = __v3.exp();
-    let __dot_v4 = __dot_v3 * __v4;
+    let __dot_v4 = ::autodiff::__private::rules::times(__dot_v3, __v4);
     let __v5 = __v2 + __v4;
     let __dot_v5 = __dot_v4;
     let __v6 = __v1 / __v5;

@@ -294,7 +294,7 @@ fn __logsumexp_generic_jvp<__S: ::autodiff::__private::Float>(
         let __v6 = __v5 - __acc_1_1;
         let __dot_v6 = __dot_v5 - __dot_acc_1_1;
         let __v7 = __v6.exp();
-        let __dot_v7 = __dot_v6 * __v7;
+        let __dot_v7 = ::autodiff::__private::rules::times(__dot_v6, __v7);
         let __acc_5_2 = __acc_5_1 + __v7;
         let __dot_acc_5_2 = __dot_acc_5_1 + __dot_v7;
         (__acc_5_1, __dot_acc_5_1) = (__acc_5_2, __dot_acc_5_2);

@@ -318,7 +318,7 @@ pub fn softmax_loss_jvp<T: Float>(
             let __v10 = __v9 - zmax_1;
             let __dot_v10 = __dot_v9 - __dot_zmax_1;
             let __v11 = __v10.exp();
-            let __dot_v11 = __dot_v10 * __v11;
+            let __dot_v11 = ::autodiff::__private::rules::times(__dot_v10, __v11);
             let sum_2 = sum_1 + __v11;
             let __dot_sum_2 = __dot_sum_1 + __dot_v11;
             (sum_1, __dot_sum_1) = (sum_2, __dot_sum_2);
@@ -626,7 +626,7 @@ impl softmax_loss {
                 let __v10 = __v9 - zmax_1;
                 let __dot_v10 = __dot_v9 - __dot_zmax_1;
                 let __v11 = __v10.exp();
-                let __dot_v11 = __dot_v10 * __v11;
+                let __dot_v11 = ::autodiff::__private::rules::times(__dot_v10, __v11);
                 let sum_2 = sum_1 + __v11;
                 let __dot_sum_2 = __dot_sum_1 + __dot_v11;
                 (sum_1, __dot_sum_1) = (sum_2, __dot_sum_2);
