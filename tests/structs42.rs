@@ -254,3 +254,305 @@ fn a_matrix_field_to_a_generic_helper_at_order_2() {
         &pts,
     );
 }
+
+// ---------------------------------------------------------------------------------------------------
+// 2. `match` arms binding the fields of a `#[no_grad]` enum field (or an enum parameter): constants.
+
+/// An activation, with constants of its own in two of its variants.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Act {
+    Tanh,
+    LeakyRelu(f64),
+    Affine { k: f64, off: f64 },
+    Power(i32, f64),
+}
+
+/// The activation of a float, the enum a parameter (data).
+#[differentiable(order = 2)]
+pub fn activate(z: f64, act: Act) -> f64 {
+    match act {
+        Act::Tanh => z.tanh(),
+        Act::LeakyRelu(slope) => {
+            if z > 0.0 {
+                z
+            } else {
+                slope * z
+            }
+        }
+        Act::Affine { k, off } => k * z + off,
+        Act::Power(n, c) => c * z.powi(n),
+    }
+}
+
+fn activate_plain(z: f64, act: Act) -> f64 {
+    match act {
+        Act::Tanh => z.tanh(),
+        Act::LeakyRelu(s) => {
+            if z > 0.0 {
+                z
+            } else {
+                s * z
+            }
+        }
+        Act::Affine { k, off } => k * z + off,
+        Act::Power(n, c) => c * z.powi(n),
+    }
+}
+
+/// The derivative of the activation at `z`, by hand.
+fn activate_slope(z: f64, act: Act) -> f64 {
+    match act {
+        Act::Tanh => 1.0 - z.tanh() * z.tanh(),
+        Act::LeakyRelu(s) => {
+            if z > 0.0 {
+                1.0
+            } else {
+                s
+            }
+        }
+        Act::Affine { k, .. } => k,
+        Act::Power(n, c) => c * n as f64 * z.powi(n - 1),
+    }
+}
+
+/// Its second derivative, by hand.
+fn activate_curvature(z: f64, act: Act) -> f64 {
+    match act {
+        Act::Tanh => -2.0 * z.tanh() * (1.0 - z.tanh() * z.tanh()),
+        Act::LeakyRelu(_) | Act::Affine { .. } => 0.0,
+        Act::Power(n, c) => c * (n * (n - 1)) as f64 * z.powi(n - 2),
+    }
+}
+
+const ACTS: [Act; 5] = [
+    Act::Tanh,
+    Act::LeakyRelu(0.1),
+    Act::Affine { k: -1.5, off: 0.25 },
+    Act::Power(3, 0.5),
+    Act::LeakyRelu(2.5),
+];
+
+#[test]
+fn an_enum_parameter_binds_its_fields_in_match_arms() {
+    for (k, act) in ACTS.iter().enumerate() {
+        for p in points(42_010 + k as u64, 1, 12, -1.5, 1.5) {
+            // Away from the kink of the leaky ReLU.
+            let z = if p[0].abs() < 1e-3 { 0.5 } else { p[0] };
+            let (v, g) = activate_grad(z, *act);
+            assert_close(v, activate_plain(z, *act), 1e-15, "activate");
+            assert_close(g, activate_slope(z, *act), 1e-12, "activate_grad by hand");
+            assert_fd_gradient(|x| activate_plain(x[0], *act), &[z], &[g], "activate_grad");
+            let (_, _, h) = activate_hessian(z, *act);
+            let h = h[0][0];
+            assert_close(
+                h,
+                activate_curvature(z, *act),
+                1e-12,
+                "activate_hessian by hand",
+            );
+            let dg = common::central_difference(|x| activate_grad(x, *act).1, z);
+            assert_close(h, dg, 1e-6, "activate_hessian against differences of _grad");
+        }
+    }
+}
+
+/// One unit with its activation a `#[no_grad]` field.
+#[derive(Clone, Debug, Differentiable)]
+pub struct Unit {
+    pub w: Vec<f64>,
+    pub b: f64,
+    #[no_grad]
+    pub act: Act,
+}
+
+impl Unit {
+    /// The task's repro: `match self.act` with a tuple variant's slope, `wrt(self)`, first order.
+    #[differentiable(wrt(self))]
+    pub fn forward(&self, x: &[f64]) -> f64 {
+        let mut z = self.b;
+        for i in 0..x.len() {
+            z += self.w[i] * x[i];
+        }
+        match self.act {
+            Act::Tanh => z.tanh(),
+            Act::LeakyRelu(slope) => {
+                if z > 0.0 {
+                    z
+                } else {
+                    slope * z
+                }
+            }
+            Act::Affine { k, off } => k * z + off,
+            Act::Power(n, c) => c * z.powi(n),
+        }
+    }
+
+    /// The same at `order = 2`, the struct's Hessian.
+    #[differentiable(wrt(self), order = 2)]
+    pub fn forward2(&self, x: &[f64]) -> f64 {
+        let mut z = self.b;
+        for i in 0..x.len() {
+            z += self.w[i] * x[i];
+        }
+        let a = match self.act {
+            Act::Tanh => z.tanh(),
+            Act::LeakyRelu(slope) => {
+                if z > 0.0 {
+                    z
+                } else {
+                    slope * z
+                }
+            }
+            Act::Affine { k, off } => k * z + off,
+            Act::Power(n, c) => c * z.powi(n),
+        };
+        a * a
+    }
+}
+
+/// A free function of the unit at `order = 2`, every input active, the arms' constants in a product.
+#[differentiable(order = 2)]
+pub fn unit_energy(p: &Unit, x: &[f64]) -> f64 {
+    let mut z = p.b;
+    for i in 0..x.len() {
+        z += p.w[i] * x[i];
+    }
+    let s = match p.act {
+        Act::LeakyRelu(slope) => slope * z * z,
+        Act::Affine { k, .. } => (k * z).sin(),
+        Act::Power(n, _) => z.powi(n),
+        Act::Tanh => z.tanh(),
+    };
+    s + z
+}
+
+/// Two units, each passed on whole to `unit_energy` (through its hidden function over the struct's
+/// values).
+#[derive(Clone, Debug, Differentiable)]
+pub struct Pair {
+    pub first: Unit,
+    pub second: Unit,
+}
+
+#[differentiable(order = 2)]
+pub fn pair_energy(p: &Pair, x: &[f64]) -> f64 {
+    unit_energy(&p.first, x) * unit_energy(&p.second, x)
+}
+
+fn unit_plain(w: &[f64], b: f64, act: Act, x: &[f64]) -> f64 {
+    activate_plain(b + w.iter().zip(x).map(|(a, b)| a * b).sum::<f64>(), act)
+}
+
+fn unit_energy_plain(w: &[f64], b: f64, act: Act, x: &[f64]) -> f64 {
+    let z = b + w.iter().zip(x).map(|(a, b)| a * b).sum::<f64>();
+    let s = match act {
+        Act::LeakyRelu(slope) => slope * z * z,
+        Act::Affine { k, .. } => (k * z).sin(),
+        Act::Power(n, _) => z.powi(n),
+        Act::Tanh => z.tanh(),
+    };
+    s + z
+}
+
+/// `[w0 w1 w2, b]` as a unit of the activation.
+fn unit_of(z: &[f64], act: Act) -> Unit {
+    Unit {
+        w: z[..3].to_vec(),
+        b: z[3],
+        act,
+    }
+}
+
+#[test]
+fn a_method_binds_the_fields_of_its_enum_field() {
+    for (k, act) in ACTS.iter().enumerate() {
+        let x = points(42_020 + k as u64, 3, 1, -1.0, 1.0).remove(0);
+        let pts = points(42_030 + k as u64, 4, 12, -1.0, 1.0);
+        let f = |z: &[f64]| unit_plain(&z[..3], z[3], *act, &x);
+        for z in &pts {
+            let u = unit_of(z, *act);
+            let (v, g) = u.forward_grad(&x);
+            assert_close(v, f(z), 1e-14, "forward");
+            assert_eq!(g.act, *act, "the gradient copies the enum field");
+            assert_fd_gradient(f, z, &g.to_flat(), "Unit::forward_grad");
+            // By hand: the activation's slope times (x, 1).
+            let pre = z[3] + (0..3).map(|i| z[i] * x[i]).sum::<f64>();
+            let slope = activate_slope(pre, *act);
+            let mut expected: Vec<f64> = x.iter().map(|xi| slope * xi).collect();
+            expected.push(slope);
+            assert_all_close(&g.to_flat(), &expected, 1e-12, "Unit::forward_grad by hand");
+        }
+        check_order2(
+            "Unit::forward2",
+            |z| f(z) * f(z),
+            |z| {
+                let (v, g) = unit_of(z, *act).forward2_grad(&x);
+                (v, g.to_flat())
+            },
+            |z| {
+                let (v, g, h) = unit_of(z, *act).forward2_hessian(&x);
+                (v, g.to_flat(), h)
+            },
+            &pts,
+        );
+    }
+}
+
+#[test]
+fn a_free_function_binds_the_fields_of_its_enum_field_at_order_2() {
+    for (k, act) in ACTS.iter().enumerate() {
+        // `[w0 w1 w2, b, x0 x1 x2]`.
+        let pts = points(42_040 + k as u64, 7, 12, -1.0, 1.0);
+        check_order2(
+            "unit_energy",
+            |z| unit_energy_plain(&z[..3], z[3], *act, &z[4..]),
+            |z| {
+                let (v, (g, gx)) = unit_energy_grad(&unit_of(z, *act), &z[4..]);
+                assert_eq!(g.act, *act);
+                let mut g = g.to_flat();
+                g.extend(gx);
+                (v, g)
+            },
+            |z| {
+                let (v, (g, gx), h) = unit_energy_hessian(&unit_of(z, *act), &z[4..]);
+                let mut g = g.to_flat();
+                g.extend(gx);
+                (v, g, h)
+            },
+            &pts,
+        );
+    }
+}
+
+#[test]
+fn units_passed_on_whole_bind_the_fields_of_their_enum_fields_at_order_2() {
+    for k in 0..ACTS.len() {
+        let (a1, a2) = (ACTS[k], ACTS[(k + 2) % ACTS.len()]);
+        // `[first: w0 w1 w2 b, second: w0 w1 w2 b, x0 x1 x2]`.
+        let pts = points(42_050 + k as u64, 11, 12, -1.0, 1.0);
+        let pair = |z: &[f64]| Pair {
+            first: unit_of(&z[..4], a1),
+            second: unit_of(&z[4..8], a2),
+        };
+        check_order2(
+            "pair_energy",
+            |z| {
+                unit_energy_plain(&z[..3], z[3], a1, &z[8..])
+                    * unit_energy_plain(&z[4..7], z[7], a2, &z[8..])
+            },
+            |z| {
+                let (v, (g, gx)) = pair_energy_grad(&pair(z), &z[8..]);
+                let mut g = g.to_flat();
+                g.extend(gx);
+                (v, g)
+            },
+            |z| {
+                let (v, (g, gx), h) = pair_energy_hessian(&pair(z), &z[8..]);
+                let mut g = g.to_flat();
+                g.extend(gx);
+                (v, g, h)
+            },
+            &pts,
+        );
+    }
+}
