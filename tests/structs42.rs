@@ -3,6 +3,12 @@
 //!   (`horner<T: Float>(c: &[T], x: T)`, `quad_form<T: Float>(m: &[Vec<T>], x: &[T])`) from a function of
 //!   the struct at `order = 2` (its hidden `__f_pairs`, `struct_whole::pairs::plain`, was made only for
 //!   functions without type parameters: rustc's E0432 on `__horner_pairs`);
+//! - `match` arms binding a variant's fields (`Act::LeakyRelu(slope)`) of a `#[no_grad]` enum field or an
+//!   enum parameter: constants of the arm (before, an error: "a pattern with fields is not supported");
+//! - a struct declared in one inline module and imported into another by `use super::model::Layer;` is
+//!   what the file declares (`context::declared_at` follows the `use`): its `#[no_grad]` enum field is a
+//!   constant there, its array fields are passed on whole (before, an imported struct: `match` on the field
+//!   was an error, `==` rustc's E0308).
 //!
 //! Gradients are checked against central differences of the plain functions on seeded points (and by hand
 //! where easy), Hessians against central differences of `_grad`.
@@ -551,6 +557,241 @@ fn units_passed_on_whole_bind_the_fields_of_their_enum_fields_at_order_2() {
                 let mut g = g.to_flat();
                 g.extend(gx);
                 (v, g, h)
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 4. A struct declared in one inline module, imported into another by `use`.
+
+pub mod model {
+    use autodiff::Differentiable;
+
+    /// An activation of the model's own.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub enum Gate {
+        Sin,
+        Scaled(f64),
+        Off,
+    }
+
+    /// A neuron: an array field, a `Vec` field, a scalar and the gate.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Neuron {
+        pub w: [f64; 3],
+        pub v: Vec<f64>,
+        pub b: f64,
+        #[no_grad]
+        pub gate: Gate,
+        #[no_grad]
+        pub n: usize,
+    }
+}
+
+pub mod train {
+    use super::model::{Gate, Neuron};
+    use autodiff::differentiable;
+
+    /// A dot product of slices, to which the neuron's array field is passed on whole.
+    #[differentiable]
+    pub fn dot3(a: &[f64], b: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..a.len() {
+            s += a[i] * b[i];
+        }
+        s
+    }
+
+    /// `match`, `==` and a count of the imported struct's constant fields, at first order.
+    #[differentiable(wrt(c))]
+    pub fn gate(c: &Neuron, x: &[f64]) -> f64 {
+        let z = dot3(&c.w, x) + c.b;
+        let g = match c.gate {
+            Gate::Sin => z.sin(),
+            Gate::Scaled(k) => k * z,
+            Gate::Off => 0.0 * z,
+        };
+        if c.gate == Gate::Off {
+            g + c.b * c.b
+        } else {
+            g * c.n as f64
+        }
+    }
+
+    /// The same at `order = 2`, with the `Vec` field passed on whole too.
+    #[differentiable(order = 2)]
+    pub fn gate2(c: &Neuron, x: &[f64]) -> f64 {
+        let z = dot3(&c.w, x) + c.b + dot3(&c.v, x);
+        let g = match c.gate {
+            Gate::Sin => z.sin(),
+            Gate::Scaled(k) => k * z * z,
+            Gate::Off => z,
+        };
+        if c.gate != Gate::Off {
+            g * c.n as f64
+        } else {
+            g * c.b
+        }
+    }
+}
+
+/// By a `crate::` path, from a module nested two deep.
+pub mod outer {
+    pub mod deep {
+        use crate::model::Gate;
+        use crate::model::Neuron as C;
+        use autodiff::differentiable;
+
+        impl C {
+            #[differentiable(wrt(self), order = 2)]
+            pub fn energy(&self, x: f64) -> f64 {
+                let s = self.w[0] * x + self.w[1] * self.w[2] + self.b;
+                match self.gate {
+                    Gate::Scaled(k) => k * s * s,
+                    Gate::Sin => s.sin(),
+                    Gate::Off => s,
+                }
+            }
+        }
+
+        /// A free function of the renamed import.
+        #[differentiable(order = 2, wrt(c))]
+        pub fn deep_energy(c: &C, x: f64) -> f64 {
+            c.energy(x) * c.b
+        }
+    }
+}
+
+const GATES: [model::Gate; 4] = [
+    model::Gate::Sin,
+    model::Gate::Scaled(0.5),
+    model::Gate::Off,
+    model::Gate::Scaled(-2.0),
+];
+
+/// `[w0 w1 w2, v0 v1 v2, b]` as a neuron.
+fn neuron_of(z: &[f64], gate: model::Gate, n: usize) -> model::Neuron {
+    model::Neuron {
+        w: [z[0], z[1], z[2]],
+        v: z[3..6].to_vec(),
+        b: z[6],
+        gate,
+        n,
+    }
+}
+
+fn gate_plain(c: &model::Neuron, x: &[f64], with_v: bool) -> f64 {
+    use model::Gate;
+    let mut z = c.b + (0..3).map(|i| c.w[i] * x[i]).sum::<f64>();
+    if with_v {
+        z += (0..3).map(|i| c.v[i] * x[i]).sum::<f64>();
+        let g = match c.gate {
+            Gate::Sin => z.sin(),
+            Gate::Scaled(k) => k * z * z,
+            Gate::Off => z,
+        };
+        return if c.gate != Gate::Off {
+            g * c.n as f64
+        } else {
+            g * c.b
+        };
+    }
+    let g = match c.gate {
+        Gate::Sin => z.sin(),
+        Gate::Scaled(k) => k * z,
+        Gate::Off => 0.0,
+    };
+    if c.gate == Gate::Off {
+        g + c.b * c.b
+    } else {
+        g * c.n as f64
+    }
+}
+
+#[test]
+fn a_struct_imported_from_a_module_of_the_file_at_first_order() {
+    for (k, gate) in GATES.iter().enumerate() {
+        let x = points(42_060 + k as u64, 3, 1, -1.0, 1.0).remove(0);
+        for z in &points(42_070 + k as u64, 7, 12, -1.0, 1.0) {
+            let c = neuron_of(z, *gate, 1 + k);
+            let (v, g) = train::gate_grad(&c, &x);
+            assert_close(v, gate_plain(&c, &x, false), 1e-14, "gate");
+            assert_eq!(
+                (g.gate, g.n),
+                (*gate, 1 + k),
+                "the gradient copies the constant fields"
+            );
+            let f = |y: &[f64]| gate_plain(&neuron_of(y, *gate, 1 + k), &x, false);
+            assert_fd_gradient(f, z, &g.to_flat(), "train::gate_grad");
+        }
+    }
+}
+
+#[test]
+fn a_struct_imported_from_a_module_of_the_file_at_order_2() {
+    for (k, gate) in GATES.iter().enumerate() {
+        // `[w0 w1 w2, v0 v1 v2, b, x0 x1 x2]`.
+        let pts = points(42_080 + k as u64, 10, 12, -1.0, 1.0);
+        check_order2(
+            "train::gate2",
+            |z| gate_plain(&neuron_of(z, *gate, 2 + k), &z[7..], true),
+            |z| {
+                let (v, (g, gx)) = train::gate2_grad(&neuron_of(z, *gate, 2 + k), &z[7..]);
+                let mut g = g.to_flat();
+                g.extend(gx);
+                (v, g)
+            },
+            |z| {
+                let (v, (g, gx), h) = train::gate2_hessian(&neuron_of(z, *gate, 2 + k), &z[7..]);
+                let mut g = g.to_flat();
+                g.extend(gx);
+                (v, g, h)
+            },
+            &pts,
+        );
+    }
+}
+
+#[test]
+fn a_struct_imported_by_a_crate_path_and_renamed_at_order_2() {
+    use model::Gate;
+    let energy = |c: &model::Neuron, x: f64| {
+        let s = c.w[0] * x + c.w[1] * c.w[2] + c.b;
+        match c.gate {
+            Gate::Scaled(k) => k * s * s,
+            Gate::Sin => s.sin(),
+            Gate::Off => s,
+        }
+    };
+    for (k, gate) in GATES.iter().enumerate() {
+        let x = 0.3 + 0.2 * k as f64;
+        // The neuron's flat values, `[w0 w1 w2, v0 v1 v2, b]` (`v` unread: its gradient zero).
+        let pts = points(42_090 + k as u64, 7, 12, -1.0, 1.0);
+        check_order2(
+            "Neuron::energy",
+            |z| energy(&neuron_of(z, *gate, 1), x),
+            |z| {
+                let (v, g) = neuron_of(z, *gate, 1).energy_grad(x);
+                (v, g.to_flat())
+            },
+            |z| {
+                let (v, g, h) = neuron_of(z, *gate, 1).energy_hessian(x);
+                (v, g.to_flat(), h)
+            },
+            &pts,
+        );
+        check_order2(
+            "deep_energy",
+            |z| energy(&neuron_of(z, *gate, 1), x) * z[6],
+            |z| {
+                let (v, g) = outer::deep::deep_energy_grad(&neuron_of(z, *gate, 1), x);
+                (v, g.to_flat())
+            },
+            |z| {
+                let (v, g, h) = outer::deep::deep_energy_hessian(&neuron_of(z, *gate, 1), x);
+                (v, g.to_flat(), h)
             },
             &pts,
         );

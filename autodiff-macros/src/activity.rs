@@ -561,7 +561,8 @@ fn imported_field(what: &str) -> String {
         "{what} on a field of a parameter struct whose declaration this file does not show (the struct is \
          declared in another module or crate): the macro cannot see the field's type and takes it for a \
          float of the struct. Declare the struct in this file, in the function's module or one around it \
-         (with the field's enum), or import it there by a `use` of its module in this file, where a \
+         (with the field's enum), or import it there by name from a module of this file (`use \
+         super::model::Layer;`, not a glob), where a \
          `#[no_grad]` field of an enum, an integer or a flag is a constant; or pass the field's value as a \
          parameter of its own (`act: Act`), which the body matches on as data"
     )

@@ -1,7 +1,7 @@
 use autodiff::differentiable;
-use model::{Act, Layer};
+use model::*;
 
-// The struct is declared in another module, which this file does not import by a `use` of its module:
+// The struct is declared in another module, imported by a glob (a `use` by name is followed):
 // the macro cannot see that `act` is a `#[no_grad]` enum, and takes it for a float of the struct. `==`,
 // `!=` and `if let` on it get the error of `match` (match-on-a-field-of-an-imported-struct.rs), not rustc's
 // E0308 inside the generated code.
