@@ -450,7 +450,22 @@ mod tests {
 
     #[test]
     fn match_arms_may_not_bind() {
-        let errors = errors_in("{ match n { k => x, Some(v) => x, _ if b => x } }");
+        let errors = errors_in("{ match n { k => x, Some(Some(v)) => x, _ if b => x } }");
         assert_eq!(errors.len(), 3, "{errors:?}");
+    }
+
+    #[test]
+    fn match_arms_may_bind_a_variants_fields_by_name() {
+        let errors =
+            errors_in("{ match a { A::L(s) => s * x, A::S { k, .. } => k * x, A::P(_, n) => x } }");
+        assert!(errors.is_empty(), "{errors:?}");
+        let errors = errors_in(
+            "{ match a { A::L(ref s) => x, A::L(mut s) => x, A::W(Some(c)) => x, _ => x } }",
+        );
+        assert_eq!(errors.len(), 3, "{errors:?}");
+        assert!(
+            errors.iter().all(|e| e.contains("pattern with fields")),
+            "{errors:?}"
+        );
     }
 }
