@@ -510,13 +510,21 @@ fn declared_in<'a>(
     })?;
     // (A bounded number of steps: `use` items may point at each other in a cycle, which rustc rejects.)
     for _ in 0..8 {
-        match found.imported.as_slice() {
-            [target] if !found.a_struct && !found.data_enum => match types.get(target) {
-                Some(declared) => (found, at) = (declared, target.0.clone()),
-                None => break,
-            },
-            _ => break,
+        let [(module, name)] = found.imported.as_slice() else {
+            break;
+        };
+        if found.a_struct || found.data_enum {
+            break;
         }
+        // A `crate::` path in a file that is a module of its crate (`crate::files::m::model::Layer` of
+        // the file `m`) names the modules around the file first: the file's own are the path's last.
+        let Some((declared, module)) = (0..=module.len()).find_map(|skip| {
+            let key = (module[skip..].to_vec(), name.clone());
+            types.get(&key).map(|d| (d, key.0))
+        }) else {
+            break;
+        };
+        (found, at) = (declared, module);
     }
     Some((found, at))
 }
@@ -1576,6 +1584,13 @@ mod tests {
             Some(NoFloat::Data)
         );
         // From another crate, by a glob, or two of one name: not shown.
+        // A `crate::` path of a file that is a module of its crate, through the modules around the file.
+        let in_a_module = "mod model { pub enum Act { A } pub struct Layer { pub act: Act } } \
+                           mod train { use crate::files::this::model::Layer; #[here] fn f() {} }";
+        assert_eq!(
+            constant_here(in_a_module, "Layer", &["act"]),
+            Some(NoFloat::Data)
+        );
         let other = "use other::Layer; enum Act { A } #[here] fn f() {}";
         assert_eq!(constant_here(other, "Layer", &["act"]), None);
         let glob = "use model::*; mod model { pub enum Act { A } \
