@@ -554,7 +554,54 @@ struct Pass<'a> {
     struct_fields: std::collections::BTreeSet<Var>,
 }
 
+/// The error at a `match` or a comparison (`what`) on a field of a parameter struct that the file does not
+/// declare (`context::declared_constant_field`), which the macro takes for a float of the struct.
+fn imported_field(what: &str) -> String {
+    format!(
+        "{what} on a field of a parameter struct whose declaration this file does not show (the struct is \
+         declared in another module or crate): the macro cannot see the field's type and takes it for a \
+         float of the struct. Declare the struct in this file, in the function's module or one around it \
+         (with the field's enum), or import it there by name from a module of this file (`use \
+         super::model::Layer;`, not a glob), where a \
+         `#[no_grad]` field of an enum, an integer or a flag is a constant; or pass the field's value as a \
+         parameter of its own (`act: Act`), which the body matches on as data"
+    )
+}
+
 impl Pass<'_> {
+    // Input:  Act::Tanh, Act::LeakyRelu(0.1), None        Output: true
+    // Input:  LIMIT, phys::G, 0.5                          Output: false
+    /// Does `o` name an enum's variant (a path whose last name is `UpperCamelCase`), or is it the result of
+    /// a call of one (`Act::LeakyRelu(0.1)`)? (A constant is `SCREAMING_CASE`: it may be a float.)
+    fn names_variant(&self, o: &Operand) -> bool {
+        let camel = |name: &str| {
+            name.starts_with(char::is_uppercase) && name.chars().any(char::is_lowercase)
+        };
+        let last = |path: &syn::Path| {
+            path.segments
+                .last()
+                .is_some_and(|s| camel(&s.ident.to_string()))
+        };
+        match o {
+            Operand::Const { tokens, .. } => {
+                syn::parse2::<syn::Path>(tokens.clone()).is_ok_and(|p| last(&p))
+            }
+            Operand::Var(v) => {
+                fn called(block: &Block, v: Var, last: &dyn Fn(&syn::Path) -> bool) -> bool {
+                    block.stmts.iter().any(|stmt| match stmt {
+                        Stmt::Let {
+                            var,
+                            value: Value::Call { callee, .. },
+                        } => *var == v && callee.qself.is_none() && last(&callee.path),
+                        _ => stmt.blocks().into_iter().any(|b| called(b, v, last)),
+                    })
+                }
+                called(&self.f.body, *v, &last)
+            }
+            Operand::Array(_) => false,
+        }
+    }
+
     fn set(&mut self, var: Var, kind: Kind, active: bool) {
         let active = active && kind.is_differentiable();
         let i = var.0 as usize;
@@ -621,16 +668,7 @@ impl Pass<'_> {
                         let message = match self.activity.kind(scrutinee) {
                             // A field whose declaration the file does not show (the struct is imported):
                             // its type is not known, and a field is a float of its struct by default.
-                            _ if field => {
-                                "`match` on a field of a parameter struct whose declaration this file does not \
-                                 show (the struct is declared in another module or crate): the macro cannot see \
-                                 the field's type and takes it for a float of the struct. Declare the struct in \
-                                 this file, in the function's module or one around it (with the field's enum), \
-                                 where a `#[no_grad]` field of an enum, an integer or a flag is a constant; or \
-                                 pass the field's value as a parameter of its own (`act: Act`), which the body \
-                                 matches on as data"
-                                    .to_string()
-                            }
+                            _ if field => imported_field("`match`"),
                             // A value of a type of the user's (an enum) comes from a parameter taken for a
                             // parameter struct: say how to make it data.
                             Kind::Struct(_) => format!(
@@ -833,7 +871,21 @@ impl Pass<'_> {
                     let a = &self.activity;
                     (a.kind(l).join(&a.kind(r)), any_active)
                 }
-                op if crate::ir::is_comparison(op) => (Kind::Bool, false),
+                op if crate::ir::is_comparison(op) => {
+                    // `p.act == Act::Tanh` of a struct the file does not declare: the field is taken for
+                    // a float of the struct (rustc's E0308 in the generated code before).
+                    let field = |o: &Operand| {
+                        o.var().is_some_and(|v| self.struct_fields.contains(&v)) && a.is_active(o)
+                    };
+                    let variant =
+                        (field(l) && self.names_variant(r)) || (field(r) && self.names_variant(l));
+                    if self.report && variant && matches!(op, BinOp::Eq(_) | BinOp::Ne(_)) {
+                        let what = format!("`{}`", quote::ToTokens::to_token_stream(op));
+                        self.errors
+                            .at(self.f.vars[var.0 as usize].span, imported_field(&what));
+                    }
+                    (Kind::Bool, false)
+                }
                 _ => (a.kind(l), false),
             },
             Value::Cast(o, ty) => {

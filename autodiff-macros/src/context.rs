@@ -125,6 +125,10 @@ struct Declared {
     /// ([`declared_constant_field`]), as tokens (a `syn::Type` is not `Send`, and the files are kept in a
     /// `static`). Empty where more than one struct of the name is declared there.
     field_types: HashMap<String, String>,
+    /// The items a `use` of the module brings by this name (`use super::model::Layer;`), each as the inline
+    /// module the path names from the file's top (`["model"]`) and the item's name there ([`declared_at`]
+    /// follows one of them to where the file declares it).
+    imported: Vec<(Vec<String>, String)>,
 }
 
 /// Does the source show the attribute being expanded on `fn name` inside an `impl` block? `false` where
@@ -347,14 +351,20 @@ fn constant_field_at(
             name => name.to_owned(),
         };
         let (last, outer) = path.split_last()?;
-        let declared_type = |name: &str, field: &str| {
-            let ty = declared_at(blocks, offset, name)?.field_types.get(field)?;
-            syn::parse_str::<syn::Type>(ty).ok()
+        // Each type named where the struct naming it is declared (`model::Layer`'s `act: Act`, `Act` of
+        // `mod model`, though the caller imports only `Layer`).
+        let mut module = module_at(blocks, offset);
+        let mut declared_type = |name: &str, field: &str| {
+            let (declared, at) = declared_in(blocks, &module, name)?;
+            let ty = syn::parse_str::<syn::Type>(declared.field_types.get(field)?).ok();
+            module = at;
+            ty
         };
         for field in outer {
             name = type_last_name(&declared_type(&name, field)?)?;
         }
-        no_float(blocks, offset, &declared_type(&name, last)?)
+        let ty = declared_type(&name, last)?;
+        no_float(blocks, &module, &ty)
     }
 }
 
@@ -405,17 +415,17 @@ fn type_last_name(ty: &syn::Type) -> Option<String> {
 
 /// [`NoFloat`] of the declared type `ty` in the file `blocks` at the byte `offset`; `None` where it may
 /// hold a float.
-fn no_float(blocks: &Blocks, offset: usize, ty: &syn::Type) -> Option<NoFloat> {
+fn no_float(blocks: &Blocks, module: &[String], ty: &syn::Type) -> Option<NoFloat> {
     const INTEGERS: [&str; 12] = [
         "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128",
     ];
-    let element = |elem: &syn::Type| match no_float(blocks, offset, elem)? {
+    let element = |elem: &syn::Type| match no_float(blocks, module, elem)? {
         NoFloat::Integer | NoFloat::Flag => Some(NoFloat::Integers),
         _ => None,
     };
     match ty {
-        syn::Type::Paren(p) => no_float(blocks, offset, &p.elem),
-        syn::Type::Group(g) => no_float(blocks, offset, &g.elem),
+        syn::Type::Paren(p) => no_float(blocks, module, &p.elem),
+        syn::Type::Group(g) => no_float(blocks, module, &g.elem),
         syn::Type::Array(a) => element(&a.elem),
         syn::Type::Path(tp) if tp.qself.is_none() => {
             let last = tp.path.segments.last()?;
@@ -439,7 +449,7 @@ fn no_float(blocks: &Blocks, offset: usize, ty: &syn::Type) -> Option<NoFloat> {
                 _ => {}
             }
             // An enum the file declares (and nothing that may make the name a struct of floats).
-            let declared = declared_at(blocks, offset, &name)?;
+            let (declared, _) = declared_in(blocks, module, &name)?;
             (declared.data_enum && !declared.a_struct && !declared.maybe_differentiable)
                 .then_some(NoFloat::Data)
         }
@@ -478,12 +488,109 @@ fn scalar_fields(fields: &syn::Fields) -> HashMap<String, String> {
 
 /// What the file `blocks` declares of the type `name` in the nearest module around the byte `offset` that
 /// declares it.
+/// A name a module imports (`use super::model::Layer;`, `use crate::model::{Act, Layer as L};`) is what
+/// the file declares where the `use` points, followed through re-exports (`pub use`), where that is one
+/// item of the file; else (an import from another crate, of two items, a glob's) what the `use` alone
+/// shows.
 fn declared_at<'a>(blocks: &'a Blocks, offset: usize, name: &str) -> Option<&'a Declared> {
+    declared_in(blocks, &module_at(blocks, offset), name).map(|(declared, _)| declared)
+}
+
+/// [`declared_at`] from the inline module `module` (outermost first), with the module that declares
+/// what it finds (where the names of its fields' types are looked up in turn).
+fn declared_in<'a>(
+    blocks: &'a Blocks,
+    module: &[String],
+    name: &str,
+) -> Option<(&'a Declared, Vec<String>)> {
     let types = blocks.types.get_or_init(|| declared_types(&blocks.text));
-    let module = module_at(blocks, offset);
-    (0..=module.len())
-        .rev()
-        .find_map(|depth| types.get(&(module[..depth].to_vec(), name.to_owned())))
+    let (mut found, mut at) = (0..=module.len()).rev().find_map(|depth| {
+        let at = module[..depth].to_vec();
+        types.get(&(at.clone(), name.to_owned())).map(|d| (d, at))
+    })?;
+    // (A bounded number of steps: `use` items may point at each other in a cycle, which rustc rejects.)
+    for _ in 0..8 {
+        let [(module, name)] = found.imported.as_slice() else {
+            break;
+        };
+        if found.a_struct || found.data_enum {
+            break;
+        }
+        // A `crate::` path in a file that is a module of its crate (`crate::files::m::model::Layer` of
+        // the file `m`) names the modules around the file first: the file's own are the path's last.
+        let Some((declared, module)) = (0..=module.len()).find_map(|skip| {
+            let key = (module[skip..].to_vec(), name.clone());
+            types.get(&key).map(|d| (d, key.0))
+        }) else {
+            break;
+        };
+        (found, at) = (declared, module);
+    }
+    Some((found, at))
+}
+
+// Input:  `use super::model::{Act, Layer as L};` in `mod train`, `use crate::a::B;`, `use self::m::C;`
+// Output: ("Act", ["model"], "Act"), ("L", ["model"], "Layer"), ("B", ["a"], "B"), ("C", ["train", "m"], "C")
+/// The names a `use` item in `module` (outermost first) brings, each with the inline module its path names
+/// from the file's top and the item's name there. A path of a name alone (`use model::Layer;`, 2018
+/// paths) is taken from `module` (an extern crate of that name is not declared in the file, and nothing
+/// is found there). Globs (`use model::*;`) bring no names here.
+fn use_targets(tree: &syn::UseTree, module: &[String]) -> Vec<(String, Vec<String>, String)> {
+    fn walk(
+        tree: &syn::UseTree,
+        path: Vec<String>,
+        out: &mut Vec<(String, Vec<String>, String)>,
+    ) -> Option<()> {
+        let extend = |name: &Ident| {
+            let mut path = path.clone();
+            path.push(crate::naming::unraw(name));
+            path
+        };
+        match tree {
+            syn::UseTree::Path(p) => {
+                let name = crate::naming::unraw(&p.ident);
+                let path = match name.as_str() {
+                    "self" => path,
+                    "super" => {
+                        let mut path = path;
+                        path.pop()?;
+                        path
+                    }
+                    _ => extend(&p.ident),
+                };
+                walk(&p.tree, path, out)?;
+            }
+            syn::UseTree::Name(n) if n.ident != "self" => {
+                out.push((
+                    crate::naming::unraw(&n.ident),
+                    path,
+                    crate::naming::unraw(&n.ident),
+                ));
+            }
+            syn::UseTree::Rename(r) if r.ident != "self" => {
+                out.push((
+                    crate::naming::unraw(&r.rename),
+                    path,
+                    crate::naming::unraw(&r.ident),
+                ));
+            }
+            syn::UseTree::Group(g) => {
+                for tree in &g.items {
+                    walk(tree, path.clone(), out);
+                }
+            }
+            _ => {}
+        }
+        Some(())
+    }
+    let mut out = Vec::new();
+    // `crate::..` from the top; `self::..`, `super::..` and a module's name from `module`.
+    let (tree, start) = match tree {
+        syn::UseTree::Path(p) if p.ident == "crate" => (&*p.tree, Vec::new()),
+        _ => (tree, module.to_vec()),
+    };
+    walk(tree, start, &mut out);
+    out
 }
 
 /// The names of the inline modules (`mod ml { .. }`) around `offset`, outermost first.
@@ -566,6 +673,15 @@ fn declared_types(text: &str) -> HashMap<(Vec<String>, String), Declared> {
         fn visit_item_type(&mut self, item: &'ast syn::ItemType) {
             self.entry(&item.ident).maybe_differentiable = true;
             syn::visit::visit_item_type(self, item);
+        }
+        fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+            // What the `use` points at, where the file declares it (`declared_at`).
+            for (name, module, item_name) in use_targets(&item.tree, &self.module) {
+                let key = (self.module.clone(), name);
+                let entry = self.found.entry(key).or_default();
+                entry.imported.push((module, item_name));
+            }
+            syn::visit::visit_item_use(self, item);
         }
         fn visit_use_rename(&mut self, rename: &'ast syn::UseRename) {
             self.entry(&rename.rename).maybe_differentiable = true;
@@ -1447,10 +1563,39 @@ mod tests {
         let method = "enum Act { A } struct Layer { #[no_grad] act: Act } \
                       impl Layer { #[here] fn f(&self) {} }";
         assert_eq!(constant_here(method, "Self", &["act"]), Some(NoFloat::Data));
-        // An imported struct (or enum) is not shown.
+        // A struct imported by a `use` of a module of the file, its field's type named there.
         let imported = "use model::Layer; mod model { pub enum Act { A } \
                         pub struct Layer { pub act: Act } } #[here] fn f() {}";
-        assert_eq!(constant_here(imported, "Layer", &["act"]), None);
+        assert_eq!(
+            constant_here(imported, "Layer", &["act"]),
+            Some(NoFloat::Data)
+        );
+        let nested =
+            "mod model { pub enum Act { A } pub struct Layer { pub act: Act, pub w: f64 } } \
+                      mod train { use super::model::{Layer as L}; #[here] fn f() {} }";
+        assert_eq!(constant_here(nested, "L", &["act"]), Some(NoFloat::Data));
+        assert_eq!(constant_here(nested, "L", &["w"]), None);
+        let by_crate =
+            "mod a { pub mod model { pub enum Act { A } pub struct Layer { pub act: Act } } \
+                        pub use self::model::Layer; } \
+                        mod train { use crate::a::Layer; #[here] fn f() {} }";
+        assert_eq!(
+            constant_here(by_crate, "Layer", &["act"]),
+            Some(NoFloat::Data)
+        );
+        // From another crate, by a glob, or two of one name: not shown.
+        // A `crate::` path of a file that is a module of its crate, through the modules around the file.
+        let in_a_module = "mod model { pub enum Act { A } pub struct Layer { pub act: Act } } \
+                           mod train { use crate::files::this::model::Layer; #[here] fn f() {} }";
+        assert_eq!(
+            constant_here(in_a_module, "Layer", &["act"]),
+            Some(NoFloat::Data)
+        );
+        let other = "use other::Layer; enum Act { A } #[here] fn f() {}";
+        assert_eq!(constant_here(other, "Layer", &["act"]), None);
+        let glob = "use model::*; mod model { pub enum Act { A } \
+                    pub struct Layer { pub act: Act } } #[here] fn f() {}";
+        assert_eq!(constant_here(glob, "Layer", &["act"]), None);
     }
 
     /// [`integer_parameters_at`] of `callee` at the first `#[here]` of `source`.

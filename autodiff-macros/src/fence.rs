@@ -84,11 +84,15 @@ impl Fence<'_> {
                  names, `_` and `|`, without `..` or tuples nested in them); match on one value at a time \
                  (a `match` inside an arm), or test the parts with `if a == 0 && b == 0 {..} else if ..`",
             ),
+            // A variant's fields bound by name (`Act::LeakyRelu(slope)`, `Act::Scaled { k, .. }`), which
+            // are constants of the arm (the scrutinee is never active; `lower_match`).
+            Pat::TupleStruct(_) | Pat::Struct(_) if crate::bindings::variant_fields(pat).is_some() => {}
             Pat::TupleStruct(_) | Pat::Struct(_) => self.errors.spanned(
                 pat,
-                "a pattern with fields (`Some(_)`, `Mode::Scaled(k)`) is not supported: `match` arms may use \
-                 literals, ranges, constants, variants without fields, `_` and `|`; pass the field as a \
-                 parameter of its own",
+                "this pattern with fields is not supported: a variant's fields may be bound by name \
+                 (`Mode::Scaled(k, _)`, `Mode::Shifted { by, .. }`) or matched by `_` and `..`, without nested \
+                 patterns, `ref` or `mut`; match the variant (`Mode::Scaled(..)`) and read its fields in \
+                 the arm, or pass them as parameters of their own",
             ),
             other => self.errors.spanned(
                 other,
@@ -446,7 +450,22 @@ mod tests {
 
     #[test]
     fn match_arms_may_not_bind() {
-        let errors = errors_in("{ match n { k => x, Some(v) => x, _ if b => x } }");
+        let errors = errors_in("{ match n { k => x, Some(Some(v)) => x, _ if b => x } }");
         assert_eq!(errors.len(), 3, "{errors:?}");
+    }
+
+    #[test]
+    fn match_arms_may_bind_a_variants_fields_by_name() {
+        let errors =
+            errors_in("{ match a { A::L(s) => s * x, A::S { k, .. } => k * x, A::P(_, n) => x } }");
+        assert!(errors.is_empty(), "{errors:?}");
+        let errors = errors_in(
+            "{ match a { A::L(ref s) => x, A::L(mut s) => x, A::W(Some(c)) => x, _ => x } }",
+        );
+        assert_eq!(errors.len(), 3, "{errors:?}");
+        assert!(
+            errors.iter().all(|e| e.contains("pattern with fields")),
+            "{errors:?}"
+        );
     }
 }

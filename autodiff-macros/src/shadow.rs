@@ -2525,6 +2525,24 @@ impl VisitMut for Rewrite<'_> {
         }
     }
 
+    // Input:  Act::LeakyRelu(slope) => slope * z
+    // Output: Act::LeakyRelu(slope) => { let slope = constant::<__S, _>(slope); slope * z }
+    /// A variant's fields bound by a `match` arm (`bindings::variant_fields`) are of the types the enum
+    /// declares, which the copy cannot see: `constant` makes a float one `__S` and leaves an integer one
+    /// as it is (as for a constant from outside).
+    fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
+        visit_mut::visit_arm_mut(self, arm);
+        let names = crate::bindings::variant_fields(&arm.pat).unwrap_or_default();
+        if names.is_empty() {
+            return;
+        }
+        let (scalar, body) = (self.scalar, &arm.body);
+        *arm.body = syn::parse_quote!({
+            #(let #names = ::autodiff::__private::constant::<#scalar, _>(#names);)*
+            #body
+        });
+    }
+
     /// The constants of a pattern (`0 =>`, `i64::MIN..=-1 =>`, `LIMIT =>`) stay as written: a `match` is
     /// on inactive values, and a pattern cannot hold the calls that the rewrite makes of constants in
     /// expressions (`constant::<__S, _>(i64::MIN)`). Bindings and their type annotations are rewritten.

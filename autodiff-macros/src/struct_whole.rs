@@ -99,7 +99,7 @@ impl ViewFloat {
     /// The struct type `ty` as the hidden function takes it beside its view.
     fn primal_type(&self, ty: &syn::Type) -> syn::Type {
         if !self.param {
-            return pairs::with_float_paths(ty);
+            return pairs::with_float_paths(ty, &[]);
         }
         let primal = crate::naming::primal_float();
         renamed(ty, &self.float, &syn::parse_quote!(#primal))
@@ -1242,11 +1242,21 @@ pub(crate) mod pairs {
     // Output: [Vec<::core::primitive::f64>]
     /// `ty` with its floats named by their paths, which a generic copy keeps (`shadow.rs` rewrites the
     /// bare `f64`): a matrix's shape is the same at every order.
-    pub(super) fn with_float_paths(ty: &syn::Type) -> syn::Type {
-        struct Floats;
-        impl syn::visit_mut::VisitMut for Floats {
+    // Input:  [Vec<T>]                    (of `fn quad_form<T: Float>(m: &[Vec<T>], ..)`, `generic` `[T]`)
+    // Output: [Vec<::core::primitive::f64>]
+    /// `ty` with its floats named by their paths, which a generic copy keeps (`shadow.rs` rewrites the
+    /// bare `f64`): a matrix's shape is the same at every order. A float type parameter of a generic
+    /// function (`generic`) is `f64` in it: the shape is all that is read of it (`matrix_window`), and the
+    /// generic copy would make it the caller's number type (the fields of an `f64` struct are passed).
+    pub(super) fn with_float_paths(ty: &syn::Type, generic: &[Ident]) -> syn::Type {
+        struct Floats<'a>(&'a [Ident]);
+        impl syn::visit_mut::VisitMut for Floats<'_> {
             fn visit_type_mut(&mut self, ty: &mut syn::Type) {
                 if let syn::Type::Path(p) = ty {
+                    if p.qself.is_none() && self.0.iter().any(|t| p.path.is_ident(t)) {
+                        *ty = syn::parse_quote!(::core::primitive::f64);
+                        return;
+                    }
                     for float in ["f64", "f32"] {
                         if p.qself.is_none() && p.path.is_ident(float) {
                             let float = Ident::new(float, Span::call_site());
@@ -1259,22 +1269,28 @@ pub(crate) mod pairs {
             }
         }
         let mut ty = ty.clone();
-        syn::visit_mut::VisitMut::visit_type_mut(&mut Floats, &mut ty);
+        syn::visit_mut::VisitMut::visit_type_mut(&mut Floats(generic), &mut ty);
         ty
     }
 
     /// The float type a matrix type holds: `f32` if it names it, else `f64`. (Looked for inside the
     /// brackets too: `[Vec<f32>]` is one group of tokens, whose `f32` the top level does not show, which
     /// made `&[f64]` the values of an `f32` matrix and broke its function's first order; matrix33.)
-    fn float_of(ty: &syn::Type) -> Ident {
-        let f32 = crate::naming::names_any(quote::ToTokens::to_token_stream(ty), &["f32"]);
-        Ident::new(if f32 { "f32" } else { "f64" }, Span::call_site())
+    /// A matrix of a float type parameter (`[Vec<T>]` of `fn quad_form<T: Float>`, `generic` `[T]`)
+    /// holds that type.
+    fn float_of(ty: &syn::Type, generic: &[Ident]) -> Ident {
+        let tokens = quote::ToTokens::to_token_stream(ty);
+        let names = |name: &str| crate::naming::names_any(tokens.clone(), &[name]);
+        if let Some(t) = generic.iter().find(|t| names(&t.to_string())) {
+            return t.clone();
+        }
+        Ident::new(if names("f32") { "f32" } else { "f64" }, Span::call_site())
     }
 
     #[cfg(test)]
     #[test]
     fn the_float_of_a_matrix_is_found_inside_its_brackets() {
-        let float = |ty: syn::Type| float_of(&ty).to_string();
+        let float = |ty: syn::Type| float_of(&ty, &[]).to_string();
         assert_eq!(float(syn::parse_quote!([Vec<f32>])), "f32");
         assert_eq!(float(syn::parse_quote!([[f32; 2]; 2])), "f32");
         assert_eq!(float(syn::parse_quote!([[f32; 2]])), "f32");
@@ -1292,9 +1308,14 @@ pub(crate) mod pairs {
         // An associated function of slices (`Self::sdot(&self.w, x)`) has one too, beside it in its `impl`,
         // calling it as `Self::name`.
         let associated = crate::expand::is_method(item);
+        let generic = crate::signature::float_type_params(&item.sig.generics);
         let plain = item.sig.receiver().is_none()
             && (associated || crate::context::written_in_module(name))
-            && item.sig.generics.params.is_empty()
+            // Generic only over its float type (`fn horner<T: Float>(c: &[T], t: T)`): its pairs too,
+            // generic alike (a matrix's values of that type, its shape of `f64`: `with_float_paths`).
+            && (item.sig.generics.params.is_empty()
+                || (item.sig.generics.where_clause.is_none()
+                    && generic.len() == item.sig.generics.params.len()))
             && !crate::naming::unraw(name).starts_with("__")
             && item.sig.asyncness.is_none()
             && item.sig.unsafety.is_none()
@@ -1351,7 +1372,10 @@ pub(crate) mod pairs {
             if let Some(referent) = matrix_referent(p) {
                 // A matrix: its shape, a constant of its own type at every order, and its values
                 // row-major, the field's part of the view.
-                let (shape, float) = (with_float_paths(referent), float_of(referent));
+                let (shape, float) = (
+                    with_float_paths(referent, &generic),
+                    float_of(referent, &generic),
+                );
                 let matrix = format_ident!("__pair_matrix_{}", i, span = Span::call_site());
                 params.push(quote!(#u: &<#shape as ::autodiff::__private::Itself>::Type));
                 params.push(quote!(#v: &[#float]));
@@ -1376,7 +1400,7 @@ pub(crate) mod pairs {
         // ambiguous where a glob import brings the same name (rustc's E0659 at the macro's import of it),
         // and by a path its generic copy would not be made (`shadow::why_no_copy`).
         let callee = format_ident!("{}_callee", pairs);
-        let (vis, ret) = (&item.vis, &item.sig.output);
+        let (vis, ret, generics) = (&item.vis, &item.sig.output, &item.sig.generics);
         let (import, callee) = match associated {
             true => (TokenStream::new(), quote!(Self::#name)),
             false => (
@@ -1394,7 +1418,7 @@ pub(crate) mod pairs {
             #[doc(hidden)]
             #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
             #[inline(always)]
-            #vis fn #pairs(#(#params),*) #ret {
+            #vis fn #pairs #generics (#(#params),*) #ret {
                 #(#matrices)*
                 #callee(#(#args),*)
             }

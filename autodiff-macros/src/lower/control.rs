@@ -5,7 +5,7 @@
 use super::{contains_return, loops, strip_parens, Binding, Lowering, SeqItem};
 use crate::ir::{Arm, Block, Kind, Operand, Stmt, Var};
 use proc_macro2::Span;
-use quote::quote;
+use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::{BinOp, Expr};
@@ -339,7 +339,24 @@ impl Lowering<'_> {
         let branches = m
             .arms
             .iter()
-            .map(|arm| self.branch(|this| this.lower_branch_tail(&arm.body)))
+            .map(|arm| {
+                self.branch(|this| {
+                    // Input:  Act::LeakyRelu(slope) => slope * z
+                    // Output: the arm's pattern kept, `slope` a constant written in place: each sweep's
+                    //         `match` binds it again (`emit`, `reverse`, `forward` copy the pattern).
+                    for name in crate::bindings::variant_fields(&arm.pat).unwrap_or_default() {
+                        let tokens = name.to_token_stream();
+                        this.bind(
+                            &name.to_string(),
+                            Some(Operand::Const {
+                                tokens,
+                                kind: Kind::Unknown,
+                            }),
+                        );
+                    }
+                    this.lower_branch_tail(&arm.body)
+                })
+            })
             .collect();
         let (blocks, outs, value) = self.merge(&before, branches, hint, m.span());
         let arms = m

@@ -1,8 +1,9 @@
 use autodiff::differentiable;
-use model::{Act, Layer};
+use model::*;
 
-// The struct is declared in another module: the macro cannot see that `act` is a `#[no_grad]` enum (as it
-// does where this file declares the struct), so it takes the field for a float of the struct. An error at
+// The struct is declared in another module, imported by a glob (a `use` by name of a module of this file
+// is followed: tests/structs42.rs): the macro cannot see that `act` is a `#[no_grad]` enum (as it does
+// where this file declares the struct), so it takes the field for a float of the struct. An error at
 // the `match` says what to do, not a gradient of an enum. (Declared in the same module, the same function
 // compiles: tests/nograd41.rs.)
 mod model {
