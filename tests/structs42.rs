@@ -797,3 +797,68 @@ fn a_struct_imported_by_a_crate_path_and_renamed_at_order_2() {
         );
     }
 }
+
+/// A struct without the derive, imported by name from a module of the file: a method with a constant
+/// `self` reads its integer field at `order = 2` (this was the error of
+/// tests/ui/signature/constant-self-integer-field-without-derive.rs, which now imports by a glob).
+mod plain_shapes {
+    pub struct Plain {
+        pub n: usize,
+        pub k: f64,
+    }
+}
+
+mod plain_energy {
+    use super::plain_shapes::Plain;
+    use autodiff::differentiable;
+
+    impl Plain {
+        #[differentiable(order = 2, wrt(x))]
+        pub fn energy(&self, x: &[f64]) -> f64 {
+            let mut s = 0.0;
+            for i in 0..self.n {
+                s += self.k * x[i] * x[i] * x[i];
+            }
+            s
+        }
+    }
+}
+
+#[test]
+fn a_constant_self_imported_by_name_reads_its_integer_field_at_order_2() {
+    for (j, x) in common::points(42_101, 4, 12, -2.0, 2.0)
+        .into_iter()
+        .enumerate()
+    {
+        let p = plain_shapes::Plain {
+            n: 1 + j % 4,
+            k: 0.5 + j as f64 * 0.1,
+        };
+        let (value, gradient, hessian) = p.energy_hessian(&x);
+        let by_hand: f64 = (0..p.n).map(|i| p.k * x[i].powi(3)).sum();
+        assert!((value - by_hand).abs() <= 1e-12 * (1.0 + by_hand.abs()));
+        for i in 0..4 {
+            let d = if i < p.n {
+                3.0 * p.k * x[i] * x[i]
+            } else {
+                0.0
+            };
+            assert!(
+                (gradient[i] - d).abs() <= 1e-12 * (1.0 + d.abs()),
+                "gradient {i}"
+            );
+            for c in 0..4 {
+                let h = if i == c && i < p.n {
+                    6.0 * p.k * x[i]
+                } else {
+                    0.0
+                };
+                assert!(
+                    (hessian[i][c] - h).abs() <= 1e-12 * (1.0 + h.abs()),
+                    "H[{i}][{c}]"
+                );
+            }
+        }
+        common::assert_fd_gradient(|v| p.energy(v), &x, &gradient, "Plain::energy");
+    }
+}

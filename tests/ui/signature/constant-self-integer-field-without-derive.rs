@@ -2,9 +2,9 @@ use autodiff::differentiable;
 
 // A constant `self` whose integer field a method with `order = K` reads: its type comes from the struct's
 // `#[derive(Differentiable)]` (at first order the field is read as it is, without it), or from the
-// struct's declaration where the attribute's module declares it as data; here it is imported from another
-// module, whose declaration the macro does not follow. The error says to add the derive, or to pass the
-// field as a parameter.
+// struct's declaration where the attribute's module declares it as data or imports it by name (`use
+// shapes::Plain;`, tests/structs42.rs); here it is imported by a glob, which the macro does not follow. The
+// error says to add the derive, or to pass the field as a parameter.
 mod shapes {
     pub struct Plain {
         pub n: usize,
@@ -12,7 +12,7 @@ mod shapes {
     }
 }
 
-use shapes::Plain;
+use shapes::*;
 
 impl Plain {
     #[differentiable(order = 2, wrt(x))]
