@@ -38,7 +38,7 @@ use std::collections::{BTreeMap, BTreeSet};
 pub(crate) mod call_gradient;
 mod increments;
 mod loops;
-mod plan;
+pub(crate) mod plan;
 pub(crate) use plan::adds_into_callers;
 mod readers;
 mod region;
@@ -129,6 +129,10 @@ pub(crate) struct Shortcuts {
     /// once, and the reverse reads those elements from the copy (`plan::ArraySnapshot`), instead of
     /// storing each value read.
     pub(crate) array_snapshots: bool,
+    /// The adjoint of a row or sub-slice that is the only use of a parameter is a view into the
+    /// parameter's adjoint, not a zeroed buffer of its own added into it where its region ends
+    /// (`views::window_views`).
+    pub(crate) window_views: bool,
 }
 
 impl Shortcuts {
@@ -145,6 +149,7 @@ impl Shortcuts {
         borrowed_windows: true,
         in_place_matrices: true,
         array_snapshots: true,
+        window_views: true,
     };
     /// None: the reference adjoint.
     pub(crate) const NONE: Shortcuts = Shortcuts {
@@ -159,6 +164,7 @@ impl Shortcuts {
         borrowed_windows: false,
         in_place_matrices: false,
         array_snapshots: false,
+        window_views: false,
     };
 
     /// The shortcuts of this build of the macro: none under the `reference-adjoint` feature.
@@ -748,8 +754,11 @@ impl Reverse<'_, '_> {
                             }
                         }
                         // The window's adjoint flows back into the same window of the source's.
+                        // A view into the source's adjoint has added there already (`views::window_views`).
                         ArrayInit::Window { source, range, .. } => {
-                            if self.e.activity.is_active_array(*source) {
+                            if self.e.activity.is_active_array(*source)
+                                && !self.plan.window_views.contains(array)
+                            {
                                 let source_buffer = self.array_adjoint(*source);
                                 let bounds = range.start.iter().chain(range.end.iter());
                                 refs.extend(bounds.filter_map(Operand::var));

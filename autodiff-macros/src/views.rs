@@ -131,6 +131,76 @@ pub(crate) fn borrowed_windows(f: &Function) -> BTreeSet<Array> {
         .collect()
 }
 
+/// The borrowed windows (`views::borrowed_windows`) whose adjoint the reverse sweep adds straight into
+/// their source's, through a view `&mut __d_m[a..b]` taken where the window's region starts, instead of
+/// into a zeroed buffer of their own that it adds into the source's where the region ends (one allocation
+/// per iteration, for a row `&m[i]` of an active matrix in a loop). The two are the same sums: a borrowed
+/// window's adjoint is only added to (nothing writes the window), and its source is a parameter nothing
+/// writes, whose adjoint nothing reads before the sweep ends. The view borrows the source's adjoint for
+/// the whole region, so the window must be the only use of its source in the function (its length
+/// aside): its one statement, made in a branch or loop body (a top-level array's buffer is declared with
+/// the parameters'). Such a loop is never fused (`Planner::fusable`: it makes an active array).
+///
+/// ```text
+/// // Input (m: &[Vec<f64>] active):    // Reverse of the loop body, before:        after:
+/// for i in 0..n {                      let mut __d_r = zeros_like(&m[a..b]);      let __d_r: &mut [_] =
+///     let r = &m[i];                   ..add_to(&mut __d_r[j], ..)..                  &mut __d_m[a..b];
+///     for j in .. { s += r[j] * x[j] } accumulate(&mut __d_m[a..b], &__d_r);     ..add_to(&mut __d_r[j], ..)..
+/// }
+/// ```
+pub(crate) fn window_views(f: &Function, borrowed: &BTreeSet<Array>) -> BTreeSet<Array> {
+    /// By array: the windows made of it, and whether anything else names it (its length aside).
+    fn walk(
+        block: &Block,
+        top: bool,
+        windows: &mut BTreeMap<Array, Vec<(Array, bool)>>,
+        other: &mut BTreeSet<Array>,
+    ) {
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Let {
+                    value: Value::Len(_),
+                    ..
+                } => {}
+                Stmt::NewArray {
+                    array,
+                    init: ArrayInit::Window { source, .. },
+                } => {
+                    windows.entry(*source).or_default().push((*array, top));
+                    other.extend(stmt.operands().into_iter().filter_map(|o| match o {
+                        Operand::Array(a) => Some(a),
+                        _ => None,
+                    }));
+                    // The window itself may be used in any way a borrowed window may.
+                    other.insert(*array);
+                }
+                _ => other.extend(crate::reverse::plan::mentioned_arrays(stmt)),
+            }
+            for inner in stmt.blocks() {
+                walk(inner, false, windows, other);
+            }
+        }
+    }
+    let mut windows = BTreeMap::new();
+    let mut other = BTreeSet::new();
+    walk(&f.body, true, &mut windows, &mut other);
+    windows
+        .into_iter()
+        .filter_map(|(source, made)| {
+            let info = &f.arrays[source.0 as usize];
+            let only = match made.as_slice() {
+                [(window, false)] => Some(*window),
+                _ => None,
+            }?;
+            (info.param.is_some()
+                && !info.output
+                && !other.contains(&source)
+                && borrowed.contains(&only))
+            .then_some(only)
+        })
+        .collect()
+}
+
 /// The matrix parameters (`&[Vec<T>]`, `Vec<Vec<T>>`, `[[T; M]; N]`) that the generated code reads in place
 /// instead of flattening into one `Vec` at each call (a copy of the whole matrix): those inactive in this
 /// sweep (`inactive`), that nothing writes, and that the body uses only through their rows `&m[i]` (lent
@@ -815,6 +885,71 @@ mod tests {
             }",
         );
         assert_eq!(borrowed.len(), 2, "{borrowed:?}");
+    }
+
+    fn window_views_in(src: &str) -> Vec<String> {
+        let f = lowered(src);
+        window_views(&f, &borrowed_windows(&f))
+            .into_iter()
+            .map(|a| f.arrays[a.0 as usize].name.clone())
+            .collect()
+    }
+
+    #[test]
+    fn the_adjoint_of_a_parameters_only_window_is_a_view_into_its_adjoint() {
+        // A matrix's row taken once per iteration, hoisted or in the inner loop; a sub-slice in a branch.
+        for src in [
+            "fn f(m: &[Vec<f64>], x: &[f64]) -> f64 {
+                let mut s = 0.0;
+                for i in 0..m.len() { let r = &m[i]; for j in 0..x.len() { s += r[j] * x[j]; } }
+                s
+            }",
+            "fn f(m: &[Vec<f64>], x: &[f64]) -> f64 {
+                let mut s = 0.0;
+                for i in 0..m.len() { for j in 0..x.len() { let r = &m[i]; s += r[j] * x[j]; } }
+                s
+            }",
+            "fn f(w: &[f64], c: bool) -> f64 {
+                let mut s = w.len() as f64;
+                if c { let t = &w[1..]; s += t[0] * t[1]; }
+                s
+            }",
+        ] {
+            assert_eq!(window_views_in(src).len(), 1, "{src}");
+        }
+    }
+
+    #[test]
+    fn a_window_beside_other_uses_of_its_source_keeps_a_buffer_of_its_own() {
+        // The source read by element too; two windows of it; a window made at the top level; the
+        // source written; an output parameter's window.
+        for src in [
+            "fn f(w: &[f64]) -> f64 {
+                let mut s = w[0];
+                for k in 0..w.len() - 1 { let t = &w[k..]; s += t[0] * t[1]; }
+                s
+            }",
+            "fn f(m: &[Vec<f64>]) -> f64 {
+                let mut s = 0.0;
+                for i in 1..m.len() { let a = &m[i]; let b = &m[i - 1]; s += a[0] * b[0]; }
+                s
+            }",
+            "fn f(w: &[f64]) -> f64 {
+                let t = &w[1..];
+                t[0] * t[1]
+            }",
+            "fn f(mut w: Vec<f64>) -> f64 {
+                let mut s = 0.0;
+                for k in 0..2 { let t = &w[k..]; s += t[0] * t[1]; w[k] = s; }
+                s
+            }",
+            "fn f(x: &[f64], out: &mut [f64]) {
+                out[0] = x[0];
+                for k in 0..2 { let t = &out[k..]; out[k + 1] = t[0] * x[k]; }
+            }",
+        ] {
+            assert!(window_views_in(src).is_empty(), "{src}");
+        }
     }
 
     #[test]

@@ -92,6 +92,9 @@ pub(crate) struct Plan {
     /// The sub-slices borrowed rather than copied (`views::borrowed_windows`), which the reverse sweep
     /// takes again where it needs them.
     pub(crate) borrowed_windows: BTreeSet<Array>,
+    /// The borrowed windows whose adjoint is a view into their source's (`views::window_views`), not a buffer
+    /// of their own.
+    pub(crate) window_views: BTreeSet<Array>,
     /// The loads that the reverse sweep reads from a copy of their array stored whole (`ArraySnapshot`)
     /// instead of popping one stored value per read, by the load's value.
     pub(crate) array_snapshots: BTreeMap<Var, ArraySnapshot>,
@@ -192,6 +195,11 @@ impl Plan {
             BTreeSet::new()
         };
         let (unsafe_reads, stored_at_calls) = unsafe_reads(f, &borrowed_windows);
+        let window_views = if shortcuts.window_views {
+            crate::views::window_views(f, &borrowed_windows)
+        } else {
+            BTreeSet::new()
+        };
         let mut planner = Planner {
             f,
             activity,
@@ -207,6 +215,7 @@ impl Plan {
                 },
                 stored_at_calls,
                 borrowed_windows,
+                window_views,
                 ..Plan::default()
             },
         };
@@ -1182,7 +1191,7 @@ fn scan_offsets(
 
 /// The arrays `stmt` itself names (not its nested blocks'): loaded, stored, pushed, made, copied,
 /// passed to a call or yielded.
-fn mentioned_arrays(stmt: &Stmt) -> Vec<Array> {
+pub(crate) fn mentioned_arrays(stmt: &Stmt) -> Vec<Array> {
     let whole = |o: &Operand| match o {
         Operand::Array(a) => Some(*a),
         _ => None,

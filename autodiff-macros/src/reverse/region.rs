@@ -33,6 +33,17 @@ impl Reverse<'_, '_> {
             let Some(buffer) = self.array_adjoints.get(array).cloned() else {
                 continue;
             };
+            // A view into the source's adjoint (`views::window_views`), over the window's bounds.
+            if let ArrayInit::Window { source, range, .. } = init {
+                if self.plan.window_views.contains(array) {
+                    let bounds = range.start.iter().chain(range.end.iter());
+                    region_refs.extend(bounds.filter_map(Operand::var));
+                    let source_buffer = self.array_adjoint(*source);
+                    let range = self.e.window(range);
+                    buffers.push(quote!(let mut #buffer: &mut [_] = &mut #source_buffer[#range];));
+                    continue;
+                }
+            }
             let elem_kind = self.e.activity.elem_kind(*array);
             // Elements whose type the syntax does not tell (a call's result repeated): a zero of the
             // type of the value or first element, which the region's reverse then reads.
