@@ -166,6 +166,18 @@ pub fn times<T: Float>(d: T, slope: T) -> T {
     }
 }
 
+/// `d / e`, where a zero `d` gives zero: the tangent of `x.ln()` along a zero tangent at `x = 0` is 0, not
+/// `0 / 0 = NaN` (forward mode, for a callee's parameter that its caller passes as a constant: JAX's
+/// symbolic zero, as [`times`] for a slope that is a product).
+#[inline]
+pub fn over<T: Float>(d: T, e: T) -> T {
+    if d.is_zero() {
+        T::zero()
+    } else {
+        d / e
+    }
+}
+
 /// `d sqrt(x) / dx = 1 / (2 sqrt(x))`, from the result `y = sqrt(x)`; `+inf` at 0 (also at `-0.0`).
 /// On dual numbers its own derivative at 0 is `-inf`, the limit of `-1 / (4 x^(3/2))`, at `-0.0` too.
 #[inline]

@@ -1177,16 +1177,40 @@ impl Forward<'_, '_> {
                     // parameter that its caller passes as a constant has the tangent 0 (`call_tangents`):
                     // `sigmoid(logit)` inside `gate(logit, w)` called with `logit = -inf` had the tangent
                     // `0 · inf = NaN` in `(-logit).exp()`, so `f_jvp` was NaN where `f_grad` was finite.
+                    // So for every slope that is infinite where the value is finite or overflows where
+                    // the argument is finite: `ln` and the logarithms at 0, `recip` at 0, `powi` of a
+                    // negative power at 0, `sinh`, `cosh` and `tan` where they overflow.
                     let guarded;
                     let partial = match (value, partial) {
                         (
                             Value::Float {
-                                func: FloatFn::Exp | FloatFn::Exp2 | FloatFn::ExpM1,
+                                func:
+                                    FloatFn::Exp
+                                    | FloatFn::Exp2
+                                    | FloatFn::ExpM1
+                                    | FloatFn::Log
+                                    | FloatFn::Log2
+                                    | FloatFn::Log10
+                                    | FloatFn::Ln1p
+                                    | FloatFn::Recip
+                                    | FloatFn::Powi
+                                    | FloatFn::Sinh
+                                    | FloatFn::Cosh
+                                    | FloatFn::Tan,
                                 ..
                             },
                             Partial::Times(e),
                         ) => {
                             guarded = Partial::TimesGuarded(e.clone());
+                            &guarded
+                        }
+                        (
+                            Value::Float {
+                                func: FloatFn::Ln, ..
+                            },
+                            Partial::Over(e),
+                        ) => {
+                            guarded = Partial::OverGuarded(e.clone());
                             &guarded
                         }
                         _ => partial,

@@ -30,6 +30,9 @@ pub(crate) enum Partial {
     /// `d` gives zero, not `0 · inf = NaN` (`rules::times`). A `sqrt` computed before an `if` whose taken
     /// branch does not read it gets the adjoint 0, which JAX never forms (a symbolic zero).
     TimesGuarded(Tokens),
+    /// `d / e` for a slope `1 / e` that is infinite where the value is finite (`ln` at 0): a zero `d` gives
+    /// zero (`rules::over`). Forward mode's, for a callee's parameter passed as a constant.
+    OverGuarded(Tokens),
 }
 
 impl Partial {
@@ -44,6 +47,7 @@ impl Partial {
                 quote!(::autodiff::__private::rules::times(#d, #a) / #b)
             }
             Partial::TimesGuarded(e) => quote!(::autodiff::__private::rules::times(#d, #e)),
+            Partial::OverGuarded(e) => quote!(::autodiff::__private::rules::over(#d, #e)),
         }
     }
 }

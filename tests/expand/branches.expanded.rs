@@ -219,7 +219,10 @@ fn __branchy_generic_jvp<__S: ::autodiff::__private::Float>(
             }
             _ => {
                 let __v8 = y_2.powi(k);
-                let __dot_v8 = __dot_y_2 * ::autodiff::__private::rules::powi(y_2, k);
+                let __dot_v8 = ::autodiff::__private::rules::times(
+                    __dot_y_2,
+                    ::autodiff::__private::rules::powi(y_2, k),
+                );
                 (__v8, __dot_v8)
             }
         };

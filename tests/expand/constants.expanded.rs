@@ -152,7 +152,10 @@ fn __poly_generic_jvp<__S: ::autodiff::__private::Float>(
         let __v2 = ::autodiff::__private::constant::<__S, _>(__v1);
         let __v3 = __i as i32;
         let __v4 = x.powi(__v3);
-        let __dot_v4 = __dot_x * ::autodiff::__private::rules::powi(x, __v3);
+        let __dot_v4 = ::autodiff::__private::rules::times(
+            __dot_x,
+            ::autodiff::__private::rules::powi(x, __v3),
+        );
         let __v5 = __v2 * __v4;
         let __dot_v5 = __dot_v4 * __v2;
         let s_2 = s_1 + __v5;

@@ -63,7 +63,7 @@ fn softplus_max_jvp<T: Float>(x: T, y: T, tangent: (T, T)) -> (T, T) {
     let __v1 = one + __v0;
     let __dot_v1 = __dot_v0;
     let __v2 = __v1.ln();
-    let __dot_v2 = __dot_v1 / __v1;
+    let __dot_v2 = ::autodiff::__private::rules::over(__dot_v1, __v1);
     let __v3 = __v2.max(y);
     let (__partial_max, __partial_max_1) = ::autodiff::__private::rules::max(__v2, y);
     let __dot_v3 = __dot_v2 * __partial_max + __dot_y * __partial_max_1;

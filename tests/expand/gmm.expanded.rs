@@ -250,7 +250,7 @@ pub fn __logsumexp_generic_jvp<__S: ::autodiff::__private::Float>(
         (sum_1, __dot_sum_1) = (sum_2, __dot_sum_2);
     }
     let __v7 = sum_1.ln();
-    let __dot_v7 = __dot_sum_1 / sum_1;
+    let __dot_v7 = ::autodiff::__private::rules::over(__dot_sum_1, sum_1);
     let __v8 = max_1 + __v7;
     let __dot_v8 = __dot_max_1 + __dot_v7;
     (__v8, __dot_v8)

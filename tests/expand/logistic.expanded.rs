@@ -762,14 +762,14 @@ fn logistic_jvp(
             );
         let __v4 = ys[__i];
         let __v5 = p.ln();
-        let __dot_v5 = __dot_p / p;
+        let __dot_v5 = ::autodiff::__private::rules::over(__dot_p, p);
         let __v6 = __v4 * __v5;
         let __dot_v6 = __dot_v5 * __v4;
         let __v7 = 1.0 - __v4;
         let __v8 = 1.0 - p;
         let __dot_v8 = -__dot_p;
         let __v9 = __v8.ln();
-        let __dot_v9 = __dot_v8 / __v8;
+        let __dot_v9 = ::autodiff::__private::rules::over(__dot_v8, __v8);
         let __v10 = __v7 * __v9;
         let __dot_v10 = __dot_v9 * __v7;
         let __v11 = __v6 + __v10;
@@ -950,7 +950,7 @@ impl logistic {
             let __v4 = ys[__i];
             let __dot_v4 = __dot_ys[__i];
             let __v5 = p.ln();
-            let __dot_v5 = __dot_p / p;
+            let __dot_v5 = ::autodiff::__private::rules::over(__dot_p, p);
             let __v6 = __v4 * __v5;
             let __dot_v6 = __dot_v4 * __v5 + __dot_v5 * __v4;
             let __v7 = 1.0 - __v4;
@@ -958,7 +958,7 @@ impl logistic {
             let __v8 = 1.0 - p;
             let __dot_v8 = -__dot_p;
             let __v9 = __v8.ln();
-            let __dot_v9 = __dot_v8 / __v8;
+            let __dot_v9 = ::autodiff::__private::rules::over(__dot_v8, __v8);
             let __v10 = __v7 * __v9;
             let __dot_v10 = __dot_v7 * __v9 + __dot_v9 * __v7;
             let __v11 = __v6 + __v10;
@@ -1289,7 +1289,7 @@ impl __logistic_generic {
             let __v5 = ys[__i];
             let __dot_v5 = __dot_ys[__i];
             let __v6 = p.ln();
-            let __dot_v6 = __dot_p / p;
+            let __dot_v6 = ::autodiff::__private::rules::over(__dot_p, p);
             let __v7 = __v5 * __v6;
             let __dot_v7 = __dot_v5 * __v6 + __dot_v6 * __v5;
             let __v8 = 1.0 as f64;
@@ -1300,7 +1300,7 @@ impl __logistic_generic {
             let __v12 = __v11 - p;
             let __dot_v12 = -__dot_p;
             let __v13 = __v12.ln();
-            let __dot_v13 = __dot_v12 / __v12;
+            let __dot_v13 = ::autodiff::__private::rules::over(__dot_v12, __v12);
             let __v14 = __v10 * __v13;
             let __dot_v14 = __dot_v10 * __v13 + __dot_v13 * __v10;
             let __v15 = __v7 + __v14;

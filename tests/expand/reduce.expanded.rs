@@ -300,7 +300,7 @@ fn __logsumexp_generic_jvp<__S: ::autodiff::__private::Float>(
         (__acc_5_1, __dot_acc_5_1) = (__acc_5_2, __dot_acc_5_2);
     }
     let __v8 = __acc_5_1.ln();
-    let __dot_v8 = __dot_acc_5_1 / __acc_5_1;
+    let __dot_v8 = ::autodiff::__private::rules::over(__dot_acc_5_1, __acc_5_1);
     let __v9 = __acc_1_1 + __v8;
     let __dot_v9 = __dot_acc_1_1 + __dot_v8;
     (__v9, __dot_v9)

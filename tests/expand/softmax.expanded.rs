@@ -324,7 +324,7 @@ pub fn softmax_loss_jvp<T: Float>(
             (sum_1, __dot_sum_1) = (sum_2, __dot_sum_2);
         }
         let __v12 = sum_1.ln();
-        let __dot_v12 = __dot_sum_1 / sum_1;
+        let __dot_v12 = ::autodiff::__private::rules::over(__dot_sum_1, sum_1);
         let __v13 = total_1 + __v12;
         let __dot_v13 = __dot_total_1 + __dot_v12;
         let __v14 = __v13 + zmax_1;
@@ -632,7 +632,7 @@ impl softmax_loss {
                 (sum_1, __dot_sum_1) = (sum_2, __dot_sum_2);
             }
             let __v12 = sum_1.ln();
-            let __dot_v12 = __dot_sum_1 / sum_1;
+            let __dot_v12 = ::autodiff::__private::rules::over(__dot_sum_1, sum_1);
             let __v13 = total_1 + __v12;
             let __dot_v13 = __dot_total_1 + __dot_v12;
             let __v14 = __v13 + zmax_1;
