@@ -121,14 +121,21 @@ fn rows_of_an_active_matrix_against_differences_and_by_hand() {
         ("quad_inner", quad_inner, quad_inner_grad),
         ("layer", layer, layer_grad),
         ("scores", scores, scores_grad),
-        ("quad_hoisted (same as quad_inner)", quad_inner, quad_hoisted_grad),
+        (
+            "quad_hoisted (same as quad_inner)",
+            quad_inner,
+            quad_hoisted_grad,
+        ),
     ];
     let (rows, cols) = (4, 4);
     for (name, f, grad) in cases {
         for p in points(42_001, rows * cols + cols, 12, -1.5, 1.5) {
             let (m, x) = unflat(&p, rows, cols);
             let (value, (dm, dx)) = grad(&m, &x);
-            assert!((value - f(&m, &x)).abs() <= 1e-12 * (1.0 + value.abs()), "{name}");
+            assert!(
+                (value - f(&m, &x)).abs() <= 1e-12 * (1.0 + value.abs()),
+                "{name}"
+            );
             let g = flat(&dm, &dx);
             assert_fd_gradient(
                 |v| {
