@@ -82,7 +82,8 @@ fn tail_energy(w: &[f64], skip: bool) -> f64 {
     s
 }
 
-/// The row of a matrix lent to a helper that reads it with another array.
+/// The row of a matrix lent to a helper that reads it with another array (by index: the user's form here).
+#[allow(clippy::needless_range_loop)]
 #[differentiable]
 fn scores(m: &[Vec<f64>], x: &[f64]) -> f64 {
     let mut s = 0.0;
