@@ -198,7 +198,7 @@ fn the_checker_finds_a_stale_line() {
     // A body's line found only in a later item: `f_jvp` calls the generic copy's forward sweep, whose
     // body holds this line.
     let doc = "```rust\n// tests/expand/basic.expanded.rs\nfn f_jvp(x: f64, y: f64, tangent: (f64, f64)) \
-               -> (f64, f64) {\n    let __dot_v2 = __dot_z * __v2;\n}\n```\n";
+               -> (f64, f64) {\n    let __dot_v2 = ::autodiff::__private::rules::times(__dot_z, __v2);\n}\n```\n";
     let found = blocks(doc);
     let error = check_block(root, "doc", &found[0], source).unwrap_err();
     assert!(error.contains("not in the item"), "{error}");
