@@ -11,7 +11,7 @@ mod common;
 
 use autodiff::{differentiable, Differentiable};
 use common::contract::{audit, Items};
-use common::points;
+use common::{points, same_bits};
 
 #[derive(Clone, Debug, Differentiable)]
 pub struct Osc {
@@ -59,13 +59,6 @@ pub fn horner_f64(c: &[f64], t: f64) -> f64 {
 #[differentiable(order = 2)]
 pub fn b_f64(h: &H, t: f64) -> f64 {
     horner_f64(&h.v, t).sin()
-}
-
-/// `_grad_into` against `_grad`: the same bits.
-fn same_bits(a: &[f64], b: &[f64], what: &str) {
-    let a: Vec<u64> = a.iter().map(|x| x.to_bits()).collect();
-    let b: Vec<u64> = b.iter().map(|x| x.to_bits()).collect();
-    assert_eq!(a, b, "{what}: _grad_into is not bit for bit _grad");
 }
 
 /// `(o, s)` from flat `[k, x0[0], x0[1], s]`.

@@ -25,27 +25,9 @@ mod common;
 
 use common::contract::{audit, flatten, rows, Items};
 use common::{
-    assert_all_close, assert_close, assert_fd_gradient, check_dual, check_jacobian, dot, points,
+    arr, assert_all_close, assert_close, assert_fd_gradient, check_dual, check_jacobian, dot,
+    points, same_bits, wave,
 };
-
-/// `_grad_into` against `_grad`: the same bits.
-#[track_caller]
-fn same_bits(into: &[f64], grad: &[f64], what: &str) {
-    let a: Vec<u64> = into.iter().map(|v| v.to_bits()).collect();
-    let b: Vec<u64> = grad.iter().map(|v| v.to_bits()).collect();
-    assert_eq!(a, b, "{what}: _grad_into is not bit for bit _grad");
-}
-
-/// A tangent or cotangent of `n` components, not aligned with any axis.
-fn wave(n: usize, phase: f64) -> Vec<f64> {
-    (0..n).map(|i| (0.9 * i as f64 + phase).sin()).collect()
-}
-
-fn arr<const N: usize>(v: &[f64]) -> [f64; N] {
-    let mut a = [0.0; N];
-    a.copy_from_slice(&v[..N]);
-    a
-}
 
 // ---------------------------------------------------------------------------------------------------
 // (1) Sinkhorn optimal transport: a Gibbs kernel built into a local matrix, scaling vectors `u`, `v`

@@ -681,3 +681,23 @@ pub fn check_jacobian(what: &str, x: &[f64], j: &[Vec<f64>], f: impl Fn(&[f64]) 
         assert_all_close(a, e, 1e-6, &format!("{what} at {x:?}: row {i}"));
     }
 }
+
+/// `_grad_into` against `_grad`: the same bits.
+#[track_caller]
+pub fn same_bits(into: &[f64], grad: &[f64], what: &str) {
+    let a: Vec<u64> = into.iter().map(|v| v.to_bits()).collect();
+    let b: Vec<u64> = grad.iter().map(|v| v.to_bits()).collect();
+    assert_eq!(a, b, "{what}: _grad_into is not bit for bit _grad");
+}
+
+/// A tangent or cotangent of `n` components, not aligned with any axis.
+pub fn wave(n: usize, phase: f64) -> Vec<f64> {
+    (0..n).map(|i| (0.9 * i as f64 + phase).sin()).collect()
+}
+
+/// The first `N` components of `v` as an array.
+pub fn arr<const N: usize>(v: &[f64]) -> [f64; N] {
+    let mut a = [0.0; N];
+    a.copy_from_slice(&v[..N]);
+    a
+}
