@@ -750,7 +750,7 @@ impl Reverse<'_, '_> {
                         ArrayInit::Copy(source) => {
                             if self.e.activity.is_active_array(*source) {
                                 let source_buffer = self.array_adjoint(*source);
-                                code.push(quote!(::autodiff::__private::accumulate(&mut #source_buffer, &#buffer);));
+                                code.push(quote!(::autodiff::__private::accumulate(&mut #source_buffer[..], &#buffer);));
                             }
                         }
                         // The window's adjoint flows back into the same window of the source's.
@@ -959,11 +959,11 @@ impl Reverse<'_, '_> {
                 // A matrix's cotangent comes in its shape: flattened.
                 Operand::Array(array) if self.e.is_matrix(&arg) => {
                     let buffer = self.array_adjoint(array);
-                    code.push(quote!(::autodiff::__private::accumulate(&mut #buffer, &::autodiff::__private::flatten(&#slot));));
+                    code.push(quote!(::autodiff::__private::accumulate(&mut #buffer[..], &::autodiff::__private::flatten(&#slot));));
                 }
                 Operand::Array(array) => {
                     let buffer = self.array_adjoint(array);
-                    code.push(quote!(::autodiff::__private::accumulate(&mut #buffer, &#slot);));
+                    code.push(quote!(::autodiff::__private::accumulate(&mut #buffer[..], &#slot);));
                 }
                 _ => self.contribute(&arg, slot.to_token_stream(), adjoints, code),
             }
@@ -1320,10 +1320,10 @@ impl Reverse<'_, '_> {
                             code.push(quote!(::autodiff::__private::copy_into(#label, &mut #buffer[..#len], &#slot[..]);));
                         }
                         None if self.e.is_matrix(&Operand::Array(array)) => code.push(
-                            quote!(::autodiff::__private::accumulate(&mut #buffer, &::autodiff::__private::flatten(&#slot));),
+                            quote!(::autodiff::__private::accumulate(&mut #buffer[..], &::autodiff::__private::flatten(&#slot));),
                         ),
                         None => code
-                            .push(quote!(::autodiff::__private::accumulate(&mut #buffer, &#slot);)),
+                            .push(quote!(::autodiff::__private::accumulate(&mut #buffer[..], &#slot);)),
                     }
                 }
                 _ => self.contribute(&arg, slot.to_token_stream(), adjoints, code),

@@ -870,7 +870,7 @@ impl logistic {
             let __v4 = ys[__i];
             let __v7 = 1.0 - __v4;
             let __v8 = 1.0 - p;
-            let mut __d_xs_row: &mut [_] = &mut __d_xs[__v1..__v3];
+            let __d_xs_row: &mut [_] = &mut __d_xs[__v1..__v3];
             let __d_v11 = -__d_loss;
             let __d_v7 = __d_v11 * __v9;
             let __d_v9 = __d_v11 * __v7;
@@ -1208,7 +1208,7 @@ impl __logistic_generic {
             let __v10 = __v9 - __v5;
             let __v11 = ::autodiff::__private::lit::<__S>(__v8);
             let __v12 = __v11 - p;
-            let mut __d_xs_row: &mut [_] = &mut __d_xs[__v2..__v4];
+            let __d_xs_row: &mut [_] = &mut __d_xs[__v2..__v4];
             let __d_v15 = -__d_loss_1;
             let __d_v10 = __d_v15 * __v13;
             let __d_v13 = __d_v15 * __v10;

@@ -647,12 +647,12 @@ fn __euler_vjp_into(
                 ::core::option::Option::None,
                 &__d_k,
             );
-        ::autodiff::__private::accumulate(&mut __d_y, &__d_argument);
-        ::autodiff::__private::accumulate(&mut __d_p, &__d_argument_1);
+        ::autodiff::__private::accumulate(&mut __d_y[..], &__d_argument);
+        ::autodiff::__private::accumulate(&mut __d_p[..], &__d_argument_1);
         ::autodiff::__private::copy_into("k", &mut __d_k[..], &__d_argument_2[..]);
         __d_h = __d_h_1;
     }
-    ::autodiff::__private::accumulate(&mut __d_y0, &__d_y);
+    ::autodiff::__private::accumulate(&mut __d_y0[..], &__d_y);
     *__grad_h = __d_h;
     __v8
 }
@@ -980,8 +980,8 @@ fn __euler_vjp_into_without_y0(
                 ::core::option::Option::None,
                 &__d_k,
             );
-        ::autodiff::__private::accumulate(&mut __d_y, &__d_argument);
-        ::autodiff::__private::accumulate(&mut __d_p, &__d_argument_1);
+        ::autodiff::__private::accumulate(&mut __d_y[..], &__d_argument);
+        ::autodiff::__private::accumulate(&mut __d_p[..], &__d_argument_1);
         ::autodiff::__private::copy_into("k", &mut __d_k[..], &__d_argument_2[..]);
         __d_h = __d_h_1;
     }
@@ -1061,11 +1061,11 @@ fn __euler_vjp_into_without_p(
                 ::core::option::Option::None,
                 &__d_k,
             );
-        ::autodiff::__private::accumulate(&mut __d_y, &__d_argument);
+        ::autodiff::__private::accumulate(&mut __d_y[..], &__d_argument);
         ::autodiff::__private::copy_into("k", &mut __d_k[..], &__d_argument_1[..]);
         __d_h = __d_h_1;
     }
-    ::autodiff::__private::accumulate(&mut __d_y0, &__d_y);
+    ::autodiff::__private::accumulate(&mut __d_y0[..], &__d_y);
     *__grad_h = __d_h;
     __v8
 }
@@ -1163,12 +1163,12 @@ fn ____euler_generic_vjp_into<__S: ::autodiff::__private::Float>(
                 ::core::option::Option::None,
                 &__d_k,
             );
-        ::autodiff::__private::accumulate(&mut __d_y, &__d_argument);
-        ::autodiff::__private::accumulate(&mut __d_p, &__d_argument_1);
+        ::autodiff::__private::accumulate(&mut __d_y[..], &__d_argument);
+        ::autodiff::__private::accumulate(&mut __d_p[..], &__d_argument_1);
         ::autodiff::__private::copy_into("k", &mut __d_k[..], &__d_argument_2[..]);
         __d_h = __d_h_1;
     }
-    ::autodiff::__private::accumulate(&mut __d_y0, &__d_y);
+    ::autodiff::__private::accumulate(&mut __d_y0[..], &__d_y);
     *__grad_h = __d_h;
     __v10
 }

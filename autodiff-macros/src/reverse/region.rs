@@ -40,7 +40,7 @@ impl Reverse<'_, '_> {
                     region_refs.extend(bounds.filter_map(Operand::var));
                     let source_buffer = self.array_adjoint(*source);
                     let range = self.e.window(range);
-                    buffers.push(quote!(let mut #buffer: &mut [_] = &mut #source_buffer[#range];));
+                    buffers.push(quote!(let #buffer: &mut [_] = &mut #source_buffer[#range];));
                     continue;
                 }
             }
