@@ -135,6 +135,20 @@ fn float_in<F: Float>(v: f64) -> F {
 /// &[T], ..)`): a type of its own, so that the struct stays what it is where `T` becomes a dual number
 /// (`order = K` runs the hidden function's gradient on `Dual<T>`), and not named `Float`, so that the macro
 /// does not take it for a float it differentiates.
+///
+/// It is also what the elements of a matrix field must be for [`WholeField`] and [`FieldWindow`] (`f64`,
+/// `f32`, or a generic struct's float type parameter, `w: Vec<Vec<T>>` read as `Vec<Vec<__P>>`): a deeper
+/// nest's rows are no floats, the error below.
+#[diagnostic::on_unimplemented(
+    message = "with `order = K`, a matrix field of a parameter struct, passed on whole to a call (`g(&p.w, ..)`) \
+               or read by index, holds floats (`f64`, `f32` or the struct's float type parameter): a matrix of \
+               `{Self}` (integers or flags, or a nest deeper than a matrix) is not supported there",
+    label = "a field passed on whole, or read by index, by a function of this struct with `order = K`",
+    note = "a field nested deeper than a matrix: pass its rows one by one (`g(&p.w[i], ..)`), or read the field \
+            by its elements where it is read (`p.w[i][j][k]`)",
+    note = "a `#[no_grad]` matrix of integers or flags: pass it as a parameter of its own (`fn f(p: &Model, \
+            data: &[Vec<usize>], ..)`)"
+)]
 pub trait PrimalFloat: Float + Differentiable {}
 
 impl<F: Float + Differentiable> PrimalFloat for F {}
@@ -440,20 +454,20 @@ macro_rules! matrix_whole_fields {
     )*};
 }
 
-/// `WholeField` of `Vec`s and arrays of the float type `$f` and of matrices of them.
-macro_rules! float_whole_fields {
-    ($($f:ty),*) => {$(
-        values_whole_fields!([] Vec<$f>, [const N: usize] [$f; N]);
-        matrix_whole_fields!(
-            [] Vec<Vec<$f>>,
-            [const C: usize] Vec<[$f; C]>,
-            [const R: usize] [Vec<$f>; R],
-            [const C: usize, const R: usize] [[$f; C]; R]
-        );
-    )*};
-}
+values_whole_fields!(
+    [] Vec<f64>, [const N: usize] [f64; N],
+    [] Vec<f32>, [const N: usize] [f32; N]
+);
 
-float_whole_fields!(f64, f32);
+// Matrices of any primal float type: of `f64` and `f32`, and of the float type parameter of a generic
+// struct's field (`w: Vec<Vec<T>>`, which the hidden function of a generic function reads as
+// `Vec<Vec<__P>>`).
+matrix_whole_fields!(
+    [F: PrimalFloat] Vec<Vec<F>>,
+    [F: PrimalFloat, const C: usize] Vec<[F; C]>,
+    [F: PrimalFloat, const R: usize] [Vec<F>; R],
+    [F: PrimalFloat, const C: usize, const R: usize] [[F; C]; R]
+);
 
 /// The matrix of the shape of `shape` whose elements are `flat`, row-major: a matrix field passed on whole
 /// at `order = K` (`layer(&p.w, x)`), as the callee's `__g_pairs` gets it, the field itself (its shape)

@@ -1364,6 +1364,10 @@ pub(crate) mod pairs {
         let mut args = Vec::new();
         // The matrices made from their shapes and values (`matrix_window`), before the call.
         let mut matrices = Vec::new();
+        // A generic function's matrix shapes, each over a float type of its own (`__pair_float_0`): the
+        // caller's field may hold another float than the values it passes (an `f32` struct's field,
+        // its values `__S` at `order = K`), and the shape is all that is read of it.
+        let mut shape_floats = Vec::new();
         for (i, (p, input)) in sig.params.iter().zip(&item.sig.inputs).enumerate() {
             let syn::FnArg::Typed(typed) = input else {
                 return TokenStream::new();
@@ -1372,10 +1376,16 @@ pub(crate) mod pairs {
             if let Some(referent) = matrix_referent(p) {
                 // A matrix: its shape, a constant of its own type at every order, and its values
                 // row-major, the field's part of the view.
-                let (shape, float) = (
-                    with_float_paths(referent, &generic),
-                    float_of(referent, &generic),
-                );
+                let float = float_of(referent, &generic);
+                let shape = match generic.contains(&float) {
+                    true => {
+                        let own = format_ident!("__pair_float_{}", i, span = Span::call_site());
+                        let shape = super::renamed(referent, &float, &syn::parse_quote!(#own));
+                        shape_floats.push(own);
+                        shape
+                    }
+                    false => with_float_paths(referent, &generic),
+                };
                 let matrix = format_ident!("__pair_matrix_{}", i, span = Span::call_site());
                 params.push(quote!(#u: &<#shape as ::autodiff::__private::Itself>::Type));
                 params.push(quote!(#v: &[#float]));
@@ -1400,7 +1410,13 @@ pub(crate) mod pairs {
         // ambiguous where a glob import brings the same name (rustc's E0659 at the macro's import of it),
         // and by a path its generic copy would not be made (`shadow::why_no_copy`).
         let callee = format_ident!("{}_callee", pairs);
-        let (vis, ret, generics) = (&item.vis, &item.sig.output, &item.sig.generics);
+        let (vis, ret) = (&item.vis, &item.sig.output);
+        let mut generics = item.sig.generics.clone();
+        generics
+            .params
+            .extend(shape_floats.iter().map(|f| -> syn::GenericParam {
+                syn::parse_quote!(#f: ::autodiff::__private::PrimalFloat)
+            }));
         let (import, callee) = match associated {
             true => (TokenStream::new(), quote!(Self::#name)),
             false => (

@@ -2,8 +2,8 @@ use autodiff::{differentiable, Differentiable};
 
 // At `order = K` a field passed on whole reaches the callee's `__g_pairs` as its part of the values view:
 // a `Vec`, an array or a matrix of floats, or a nested struct. A nest deeper than a matrix is not
-// supported there: the error naming it (`FieldWindow`), beside the errors of the stand-in `__cube_pairs`
-// (a function of a deeper nest has no real one) that the call reaches.
+// supported there: the error naming it first (a matrix of `Vec<f64>`), then the errors of the stand-in
+// `__cube_pairs` (a function of a deeper nest has no real one) that the call reaches.
 #[derive(Clone, Debug, Differentiable)]
 pub struct Deep {
     pub w: Vec<Vec<Vec<f64>>>,
