@@ -724,7 +724,11 @@ pub(crate) fn struct_type(ty: &Type, generics: &syn::Generics) -> Option<Type> {
     ];
     let type_param =
         tp.path.segments.len() == 1 && generics.type_params().any(|p| p.ident == last.ident);
-    (!standard.contains(&name.as_str()) && !type_param).then(|| inner.clone())
+    // A standard name is the standard type unless the file declares a struct of that name (an RNN's
+    // `Cell`, which was otherwise never a struct: "`c` cannot be differentiated").
+    let standard = standard.contains(&name.as_str())
+        && !(tp.path.segments.len() == 1 && crate::context::declared_struct(&name));
+    (!standard && !type_param).then(|| inner.clone())
 }
 
 /// Said of a nested array of floats that mixes arrays and slices or `Vec`s.
