@@ -78,6 +78,10 @@ struct Reverse<'e, 'a> {
     /// The tuple adjoints made by `contribute_component` (bound once, by name): which of their components
     /// are known to be zero.
     zero_components: BTreeMap<String, Vec<bool>>,
+    /// The components of each tuple adjoint made by `contribute_component`, by name, with its `let` as
+    /// printed: the next contribution to the same tuple, where that `let` is still the last statement,
+    /// replaces it (`let d = (a, b);` instead of `let d0 = (0.0, b); let d = (a, d0.1);`).
+    tuple_parts: BTreeMap<String, (String, Vec<TokenStream>)>,
     /// While a loop's body is reversed: the increments of its reads through a mutable view of an adjoint
     /// buffer (`LoopPlan::adjoint_views`), by the read's value, and whether one was printed.
     adjoint_reads: BTreeMap<Var, (TokenStream, bool)>,
@@ -231,6 +235,7 @@ fn vjp_body_with(
         finished_counters: BTreeMap::new(),
         hoisted_here: BTreeMap::new(),
         zero_components: BTreeMap::new(),
+        tuple_parts: BTreeMap::new(),
         adjoint_reads: BTreeMap::new(),
         snapshots_used: BTreeSet::new(),
         copy_names: BTreeMap::new(),
@@ -594,15 +599,32 @@ impl Reverse<'_, '_> {
             Some(previous) => (self.zero_components.get(&previous.to_string()).cloned())
                 .unwrap_or_else(|| vec![false; kinds.len()]),
         };
+        // The previous tuple's `let`, if it is the last statement printed (nothing read it since): its
+        // components are taken as they are and the `let` dropped.
+        let previous_parts = previous.as_ref().and_then(|previous| {
+            let (printed, parts) = self.tuple_parts.get(&previous.to_string())?;
+            let last = code.last()?.to_string();
+            (last == *printed && parts.len() == kinds.len()).then(|| parts.clone())
+        });
+        if previous_parts.is_some() {
+            code.pop();
+        }
         let parts = kinds.iter().enumerate().map(|(i, kind)| {
             let i_index = syn::Index::from(i);
+            let component = match &previous_parts {
+                Some(parts) => parts[i].clone(),
+                None => previous
+                    .as_ref()
+                    .map(|p| quote!(#p.#i_index))
+                    .unwrap_or_default(),
+            };
             match &previous {
                 _ if i == index && zeros[i] => d.clone(),
-                Some(previous) if i == index => match kind {
-                    Kind::Tuple(inner) => add_tuples(inner, &quote!(#previous.#i_index), &d),
-                    _ => quote!(#previous.#i_index + #d),
+                Some(_) if i == index => match kind {
+                    Kind::Tuple(inner) => add_tuples(inner, &quote!((#component)), &d),
+                    _ => quote!(#component + #d),
                 },
-                Some(previous) => quote!(#previous.#i_index),
+                Some(_) => component,
                 // The type of this component is rustc's to know: take it from the value, which the
                 // reverse sweep then reads (a call's result: the call runs again).
                 None if matches!(kind, Kind::Unknown) => {
@@ -612,10 +634,14 @@ impl Reverse<'_, '_> {
                 None => Emitter::zero_of(kind),
             }
         });
+        let parts: Vec<TokenStream> = parts.collect();
         let value = quote!((#(#parts,)*));
         zeros[index] = false;
         let name = self.e.adjoint_name(var);
-        code.push(quote!(let #name = #value;));
+        let printed = quote!(let #name = #value;);
+        self.tuple_parts
+            .insert(name.to_string(), (printed.to_string(), parts));
+        code.push(printed);
         self.zero_components.insert(name.to_string(), zeros);
         adjoints.insert(var, name.to_token_stream());
     }

@@ -606,8 +606,7 @@ pub fn __rk4_vjp_into(p: &[f64], steps: usize, d_ret: f64, grad: &mut [f64]) -> 
         let __d_v22 = __d_u_1 * __v17;
         let __d_k3u = __d_v22 * 2.0;
         let __d_k2u = __d_v22 * 2.0;
-        let __d_v16 = (0.0, __d_v28);
-        let __d_v16_1 = (__d_v22, __d_v16.1);
+        let __d_v16_1 = (__d_v22, __d_v28);
         let mut __d_v13 = -0.0;
         let mut __d_v15 = -0.0;
         let _ = ::autodiff::__private::derivative_of!(
@@ -628,8 +627,7 @@ pub fn __rk4_vjp_into(p: &[f64], steps: usize, d_ret: f64, grad: &mut [f64]) -> 
         let __d_k3v_1 = __d_k3v + __d_v15 * 0.01;
         let __d_u_1_1 = __d_u_1 + __d_v13;
         let __d_k3u_1 = __d_k3u + __d_v13 * 0.01;
-        let __d_v11 = (0.0, __d_k3v_1);
-        let __d_v11_1 = (__d_k3u_1, __d_v11.1);
+        let __d_v11_1 = (__d_k3u_1, __d_k3v_1);
         let mut __d_v8 = -0.0;
         let mut __d_v10 = -0.0;
         let _ = ::autodiff::__private::derivative_of!(
@@ -650,8 +648,7 @@ pub fn __rk4_vjp_into(p: &[f64], steps: usize, d_ret: f64, grad: &mut [f64]) -> 
         let __d_k2v_1 = __d_k2v + __d_v10 * __v1;
         let __d_u_1_2 = __d_u_1_1 + __d_v8;
         let __d_k2u_1 = __d_k2u + __d_v8 * __v1;
-        let __d_v6 = (0.0, __d_k2v_1);
-        let __d_v6_1 = (__d_k2u_1, __d_v6.1);
+        let __d_v6_1 = (__d_k2u_1, __d_k2v_1);
         let mut __d_v3 = -0.0;
         let mut __d_v5 = -0.0;
         let _ = ::autodiff::__private::derivative_of!(
@@ -672,8 +669,7 @@ pub fn __rk4_vjp_into(p: &[f64], steps: usize, d_ret: f64, grad: &mut [f64]) -> 
         let __d_k1v = __d_v28 + __d_v5 * __v1;
         let __d_u_1_3 = __d_u_1_2 + __d_v3;
         let __d_k1u = __d_v22 + __d_v3 * __v1;
-        let __d_v0 = (0.0, __d_k1v);
-        let __d_v0_1 = (__d_k1u, __d_v0.1);
+        let __d_v0_1 = (__d_k1u, __d_k1v);
         let mut __d_u_1_4 = -0.0;
         let mut __d_v_1_4 = -0.0;
         let _ = ::autodiff::__private::derivative_of!(
@@ -1150,8 +1146,7 @@ pub fn ____rk4_generic_vjp_into<__S: ::autodiff::__private::Float>(
         let __d_v36 = __d_u_1 * __v28;
         let __d_k3u = __d_v36 * __v33;
         let __d_k2u = __d_v36 * __v30;
-        let __d_v25 = (::autodiff::__private::zero_like(&__v25.0), __d_v46);
-        let __d_v25_1 = (__d_v36, __d_v25.1);
+        let __d_v25_1 = (__d_v36, __d_v46);
         let mut __d_v22 = <__S as ::autodiff::__private::Zero>::zero();
         let mut __d_v24 = <__S as ::autodiff::__private::Zero>::zero();
         let _ = <lotka_volterra as ::autodiff::__private::GenericCopy>::copy()
@@ -1170,8 +1165,7 @@ pub fn ____rk4_generic_vjp_into<__S: ::autodiff::__private::Float>(
         let __d_k3v_1 = __d_k3v + __d_v24 * h;
         let __d_u_1_1 = __d_u_1 + __d_v22;
         let __d_k3u_1 = __d_k3u + __d_v22 * h;
-        let __d_v20 = (::autodiff::__private::zero_like(&__v20.0), __d_k3v_1);
-        let __d_v20_1 = (__d_k3u_1, __d_v20.1);
+        let __d_v20_1 = (__d_k3u_1, __d_k3v_1);
         let mut __d_v15 = <__S as ::autodiff::__private::Zero>::zero();
         let mut __d_v19 = <__S as ::autodiff::__private::Zero>::zero();
         let _ = <lotka_volterra as ::autodiff::__private::GenericCopy>::copy()
@@ -1190,8 +1184,7 @@ pub fn ____rk4_generic_vjp_into<__S: ::autodiff::__private::Float>(
         let __d_k2v_1 = __d_k2v + __d_v19 * __v17;
         let __d_u_1_2 = __d_u_1_1 + __d_v15;
         let __d_k2u_1 = __d_k2u + __d_v15 * __v13;
-        let __d_v11 = (::autodiff::__private::zero_like(&__v11.0), __d_k2v_1);
-        let __d_v11_1 = (__d_k2u_1, __d_v11.1);
+        let __d_v11_1 = (__d_k2u_1, __d_k2v_1);
         let mut __d_v6 = <__S as ::autodiff::__private::Zero>::zero();
         let mut __d_v10 = <__S as ::autodiff::__private::Zero>::zero();
         let _ = <lotka_volterra as ::autodiff::__private::GenericCopy>::copy()
@@ -1210,8 +1203,7 @@ pub fn ____rk4_generic_vjp_into<__S: ::autodiff::__private::Float>(
         let __d_k1v = __d_v46 + __d_v10 * __v8;
         let __d_u_1_3 = __d_u_1_2 + __d_v6;
         let __d_k1u = __d_v36 + __d_v6 * __v4;
-        let __d_v1 = (::autodiff::__private::zero_like(&__v1.0), __d_k1v);
-        let __d_v1_1 = (__d_k1u, __d_v1.1);
+        let __d_v1_1 = (__d_k1u, __d_k1v);
         let mut __d_u_1_4 = <__S as ::autodiff::__private::Zero>::zero();
         let mut __d_v_1_4 = <__S as ::autodiff::__private::Zero>::zero();
         let _ = <lotka_volterra as ::autodiff::__private::GenericCopy>::copy()
