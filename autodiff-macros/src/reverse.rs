@@ -555,7 +555,11 @@ impl Reverse<'_, '_> {
                 use ::autodiff::__private::{AddArrayCotangents as _, AddScalarCotangents as _, AddTupleCotangents as _};
                 ::autodiff::__private::Cotangents(#previous, #contribution).add_cotangents()
             }),
-            (Some(previous), _) => quote!(#previous + #contribution),
+            // `a + -b` is `a - b` (IEEE 754 defines the subtraction so), as one would write it.
+            (Some(previous), _) => match negated_name(&contribution) {
+                Some(negated) => quote!(#previous - #negated),
+                None => quote!(#previous + #contribution),
+            },
         };
         let name = self.e.adjoint_name(var);
         code.push(quote!(let #name = #value;));
@@ -1367,6 +1371,20 @@ enum Part {
 }
 
 /// `a + b` for tuples (of tuples) of floats, component by component.
+// Input:  `-__d_v10`
+// Output: Some(`__d_v10`)
+/// The name `tokens` negates, where they are `-name`.
+fn negated_name(tokens: &TokenStream) -> Option<TokenStream> {
+    let mut trees = tokens.clone().into_iter();
+    match trees.next()? {
+        proc_macro2::TokenTree::Punct(p) if p.as_char() == '-' => {
+            let rest: TokenStream = trees.collect();
+            naming::is_name(&rest).then_some(rest)
+        }
+        _ => None,
+    }
+}
+
 fn add_tuples(kinds: &[Kind], a: &TokenStream, b: &TokenStream) -> TokenStream {
     let parts = kinds.iter().enumerate().map(|(i, kind)| {
         let i = syn::Index::from(i);
@@ -1404,6 +1422,16 @@ mod tests {
     use super::*;
     use crate::args::Args;
     use crate::errors::Errors;
+
+    #[test]
+    fn only_a_negated_name_is_subtracted() {
+        let negated = |t: TokenStream| negated_name(&t).map(|n| n.to_string());
+        assert_eq!(negated(quote!(-__d_v10)), Some("__d_v10".to_string()));
+        assert_eq!(negated(quote!(__d_v10)), None);
+        assert_eq!(negated(quote!(-__d_a * b)), None);
+        assert_eq!(negated(quote!(-(a + b))), None);
+        assert_eq!(negated(quote!(-1.0)), None);
+    }
 
     /// The reverse sweep of `src` (a function with one scalar result), with the given shortcuts.
     fn vjp_of(src: &str, shortcuts: Shortcuts) -> String {

@@ -177,7 +177,7 @@ pub fn ____logsumexp_generic_vjp_into<__S: ::autodiff::__private::Float>(
     for __i_1 in (0..__v3).rev() {
         let __v6 = __tape_v6.pop();
         let __d_v5 = __d_sum_1_1 * __v6;
-        let __d_max_1_1 = __d_max_1 + -__d_v5;
+        let __d_max_1_1 = __d_max_1 - __d_v5;
         ::autodiff::__private::add_to(&mut __d_z[__i_1], __d_v5);
         __d_max_1 = __d_max_1_1;
     }

@@ -41,7 +41,7 @@ fn __rhs_vjp_into(
     ::autodiff::__private::add_to(&mut __d_p[1], __d_v6);
     let __d_v5 = __d_dydt[0];
     __d_dydt[0] = ::autodiff::__private::Zero::zero();
-    let __d_v4 = __d_v8 + -__d_v5;
+    let __d_v4 = __d_v8 - __d_v5;
     let __d_v1 = __d_v4 * __v3;
     let __d_v3_1 = __d_v3 + __d_v4 * __v1;
     ::autodiff::__private::add_to(&mut __d_y[1], __d_v3_1);
@@ -351,7 +351,7 @@ impl __rhs_generic {
         ::autodiff::__private::add_to(&mut __d_p[1], __d_v6);
         let __d_v5 = __d_dydt[0];
         __d_dydt[0] = ::autodiff::__private::Zero::zero();
-        let __d_v4 = __d_v8 + -__d_v5;
+        let __d_v4 = __d_v8 - __d_v5;
         let __d_v1 = __d_v4 * __v3;
         let __d_v3_1 = __d_v3 + __d_v4 * __v1;
         ::autodiff::__private::add_to(&mut __d_y[1], __d_v3_1);

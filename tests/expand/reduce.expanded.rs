@@ -209,7 +209,7 @@ fn ____logsumexp_generic_vjp_into<__S: ::autodiff::__private::Float>(
     for __i_1 in (0..__v4).rev() {
         let __v7 = __tape_v7.pop();
         let __d_v6 = __d_acc_5_1_1 * __v7;
-        let __d_acc_1_1_1 = __d_acc_1_1 + -__d_v6;
+        let __d_acc_1_1_1 = __d_acc_1_1 - __d_v6;
         ::autodiff::__private::add_to(&mut __d_x[__i_1], __d_v6);
         __d_acc_1_1 = __d_acc_1_1_1;
     }

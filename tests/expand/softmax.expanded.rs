@@ -179,7 +179,7 @@ pub fn __softmax_loss_vjp_into<T: Float>(
         for __i_4 in (0..k).rev() {
             let __v11 = __tape_v11.pop();
             let __d_v10 = __d_sum_1_1 * __v11;
-            let __d_zmax_1_1 = __d_zmax_1 + -__d_v10;
+            let __d_zmax_1_1 = __d_zmax_1 - __d_v10;
             ::autodiff::__private::add_to(&mut __d_z_view[__i_4], __d_v10);
             __d_zmax_1 = __d_zmax_1_1;
         }
@@ -470,7 +470,7 @@ impl softmax_loss {
             for __i_4 in (0..k).rev() {
                 let __v11 = __tape_v11.pop();
                 let __d_v10 = __d_sum_1_1 * __v11;
-                let __d_zmax_1_1 = __d_zmax_1 + -__d_v10;
+                let __d_zmax_1_1 = __d_zmax_1 - __d_v10;
                 ::autodiff::__private::add_to(&mut __d_z_view[__i_4], __d_v10);
                 __d_zmax_1 = __d_zmax_1_1;
             }
