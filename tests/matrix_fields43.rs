@@ -8,6 +8,8 @@
 //! own. Checked: the `f64` forms against central differences of their gradients and against the
 //! gradient by hand; the `f32` forms against the `f64` ones.
 
+#![allow(clippy::needless_range_loop)] // the derivatives by hand are index arithmetic
+
 mod common;
 
 use autodiff::{differentiable, Differentiable};

@@ -3,6 +3,8 @@
 //! `wrt(c)` was refused ("`c` cannot be differentiated") and its fields "not supported"; a name in that
 //! list is now the file's struct where the file declares one.
 
+#![allow(clippy::needless_range_loop)] // the user forms index their slices
+
 mod common;
 
 use common::{assert_all_close, assert_close, assert_fd_gradient, assert_hessian_fd, points};
