@@ -204,8 +204,9 @@ pub(crate) fn window_views(f: &Function, borrowed: &BTreeSet<Array>) -> BTreeSet
 /// The matrix parameters (`&[Vec<T>]`, `Vec<Vec<T>>`, `[[T; M]; N]`) that the generated code reads in place
 /// instead of flattening into one `Vec` at each call (a copy of the whole matrix): those inactive in this
 /// sweep (`inactive`), that nothing writes, and that the body uses only through their rows `&m[i]` (lent
-/// to calls, iterated, read by element), which are then `&__matrix_m[i][..]`. A matrix read by element
-/// (`m[i][j]`), passed whole, or active is flattened as before. By flat array.
+/// to calls, iterated, read by element), which are then `&__matrix_m[i][..]`, and their elements `m[i][j]`,
+/// then `__matrix_m[i][j]` (`matrix_reads.rs`). A matrix passed whole, or active, is flattened as before.
+/// By flat array.
 ///
 /// ```text
 /// // Input (wrt(w), xs: &[Vec<f64>]):      // Output:
@@ -226,6 +227,12 @@ pub(crate) fn in_place_matrices(f: &Function, inactive: &dyn Fn(Array) -> bool) 
         }
         for stmt in &block.stmts {
             match stmt {
+                // An element `m[i][j]` of a matrix, which reading in place reads as such
+                // (`matrix_reads.rs`).
+                Stmt::Let {
+                    value: Value::Load { at: Some(_), .. },
+                    ..
+                } => {}
                 Stmt::Let {
                     value: Value::Load { array, .. } | Value::Len(array),
                     ..
@@ -481,11 +488,20 @@ fn views_of(
     for stmt in &l.body.stmts {
         let Stmt::Let {
             var,
-            value: Value::Load { array, index: at },
+            value:
+                Value::Load {
+                    array,
+                    index: at,
+                    at: element,
+                },
         } = stmt
         else {
             continue;
         };
+        // An element of a matrix read in place is read from the matrix, not the flat array.
+        if crate::ir::At::is_in_place(element) {
+            continue;
+        }
         if crate::reverse::writes_array(&l.body.stmts, *array) || f.arrays[array.0 as usize].scalar
         {
             continue;
