@@ -73,6 +73,20 @@ fn logistic(w: &[f64], x: &[Vec<f64>], y: &[f64]) -> f64 {
     s
 }
 
+/// A ragged matrix read to each row's own length: `Σ_i tanh(Σ_{j < |x_i|} x_ij w_j)`.
+#[differentiable(wrt(w))]
+fn ragged(w: &[f64], x: &[Vec<f64>]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let mut z = 0.0;
+        for j in 0..x[i].len() {
+            z += x[i][j] * w[j];
+        }
+        s += z.tanh();
+    }
+    s
+}
+
 /// A quadratic form `w^T A w` of a constant fixed-size matrix.
 #[differentiable(wrt(w))]
 fn quad(w: &[f64; 3], a: [[f64; 3]; 3]) -> f64 {
@@ -215,6 +229,39 @@ fn logistic_loss_read_by_element_in_reverse_matches_by_hand_and_differences() {
         let t = Inputs(900 + seed).vec(4);
         let (_, d) = logistic_jvp(&w, &x, &y, t.clone());
         assert_close(d, dot(&grad, &t), 1e-10, &what);
+    }
+}
+
+#[test]
+fn rows_read_to_their_own_lengths_match_by_hand_and_differences() {
+    for seed in 0..12u64 {
+        let mut r = Inputs(4900 + seed);
+        let x: Vec<Vec<f64>> = (0..6).map(|i| r.vec(1 + (i + seed as usize) % 4)).collect();
+        let w = r.vec(4);
+        let (value, grad) = ragged_grad(&w, &x);
+        let what = format!("ragged seed {seed}");
+        assert_close(value, ragged(&w, &x), 1e-12, &what);
+        let mut by_hand = vec![0.0; 4];
+        for row in &x {
+            let z: f64 = row.iter().zip(&w).map(|(a, b)| a * b).sum();
+            let d = 1.0 - z.tanh() * z.tanh();
+            for (j, a) in row.iter().enumerate() {
+                by_hand[j] += d * a;
+            }
+        }
+        assert_all_close(&grad, &by_hand, 1e-12, &what);
+        assert_fd_gradient(|w| ragged(w, &x), &w, &grad, &what);
+        let t = r.vec(4);
+        let (_, d) = ragged_jvp(&w, &x, t.clone());
+        assert_close(d, dot(&grad, &t), 1e-12, &what);
+        let mut buffer = vec![0.0; 4];
+        let into = ragged_grad_into(&w, &x, &mut buffer);
+        assert_eq!(into.to_bits(), value.to_bits(), "{what}");
+        assert_eq!(buffer, grad, "{what}");
+        let n = allocations_during(|| {
+            std::hint::black_box(ragged_grad_into(&w, &x, &mut buffer));
+        });
+        assert_allocates_nothing("ragged_grad_into", n);
     }
 }
 

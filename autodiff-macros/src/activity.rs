@@ -1119,7 +1119,7 @@ impl Pass<'_> {
                 self.check_index(index);
                 result
             }
-            Value::Len(_) => (Kind::Int, false),
+            Value::Len(_) | Value::RowLen { .. } => (Kind::Int, false),
         }
     }
 

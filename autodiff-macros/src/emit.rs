@@ -823,6 +823,10 @@ impl<'a> Emitter<'a> {
                 let (array, index) = (self.array_name(*array), op(index));
                 quote!(#array[#index])
             }
+            Value::RowLen { matrix, row } => {
+                let (matrix, row) = (naming::matrix(self.array_name(*matrix)), op(row));
+                quote!(#matrix[#row].len())
+            }
             Value::Len(array) => match self.unread_offsets.get(array) {
                 // A matrix read in place has one offset more than rows.
                 Some(flat) => {

@@ -277,6 +277,12 @@ pub(crate) enum Value {
     },
     /// `a.len()`.
     Len(Array),
+    /// `m[row].len()` of a matrix read in place: made only on the copy of the function that a sweep
+    /// reading it in place runs on (`matrix_reads.rs`), from the difference of its row offsets.
+    RowLen {
+        matrix: Array,
+        row: Operand,
+    },
 }
 
 /// Where a load of a matrix's flat array reads: `m[row][column]`.
@@ -585,6 +591,7 @@ impl Value {
             Value::Method { receiver, args, .. } => std::iter::once(receiver).chain(args).collect(),
             Value::Load { at: Some(at), .. } if at.in_place => vec![&at.row, &at.column],
             Value::Load { index, .. } => vec![index],
+            Value::RowLen { row, .. } => vec![row],
             Value::Len(_) => Vec::new(),
         }
     }

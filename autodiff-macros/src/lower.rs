@@ -1358,6 +1358,7 @@ fn memo_key(value: &Value) -> Option<String> {
         Value::Float { func, args, .. } => format!("float {func:?} {}", operands(args)),
         Value::Load { array, index, .. } => format!("load {} {}", array.0, operand(index)),
         Value::Len(array) => format!("len {}", array.0),
+        Value::RowLen { matrix, row } => format!("rowlen {} {}", matrix.0, operand(row)),
         Value::Tuple(_)
         | Value::Method { .. }
         | Value::Call { .. }

@@ -1,6 +1,6 @@
 //! Matrices read by element in place: an inactive matrix parameter (`x: &[Vec<T>]`, `Vec<Vec<T>>`,
 //! `[[T; M]; N]`) that nothing writes and that the body reads only by element (`x[i][j]`), by row (`&x[i]`,
-//! iterated, lent to calls) and by its number of rows (`x.len()`) is not flattened at each call
+//! iterated, lent to calls) and by its lengths (`x.len()`, `x[i].len()`) is not flattened at each call
 //! (`views::in_place_matrices`): its elements are read where they are, `__matrix_x[i][j]`, with the bounds
 //! check of the primal's `x[i][j]` (a column past a ragged row's end panics as the primal does, where the
 //! flat copy read the next row), and no row offsets are made for them (`views::unread_offsets`).
@@ -9,7 +9,8 @@
 //! row and column in the load (`ir::At`): the same lowered function serves the sweeps where the matrix is
 //! active (the companion's hidden `__vjp_all`, which differentiates through every float parameter), which
 //! read it flat. A sweep that reads it in place runs on a copy of the function in which those loads read
-//! the row and column instead ([`read_in_place`]), and the offset arithmetic that only they read is gone:
+//! the row and column instead ([`read_in_place`]), a row's length reads the row (`ir::Value::RowLen`), and
+//! the offset arithmetic that only they read is gone:
 //! every later pass (the store/recompute plan, liveness, the emitters) sees what the load reads as its
 //! operands, as for any other value. Being inactive and never written, such an element needs no adjoint
 //! and no tape: the reverse sweep reads it again from the matrix.
@@ -23,7 +24,7 @@
 
 use crate::emit::Emitter;
 use crate::ir::{Array, Block, Function, Operand, Stmt, Value, Var};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The copy of `e`'s function that a sweep reads its inactive matrices in place on, with those matrices
 /// (by flat array); `None` where no element load changes (no matrix read in place is read by element).
@@ -40,6 +41,15 @@ pub(crate) fn rewritten(f: &Function, in_place: &BTreeSet<Array>) -> Option<Func
     let mut g = f.clone();
     let mut dropped = BTreeSet::new();
     mark(&mut g.body, in_place, &mut dropped);
+    // A row's length, `end - start` of its offsets: `m[i].len()`.
+    let offsets = crate::views::row_offsets_of(f, in_place);
+    let defs: BTreeMap<Var, Value> = (f.all_stmts().into_iter())
+        .filter_map(|s| match s {
+            Stmt::Let { var, value } => Some((*var, value.clone())),
+            _ => None,
+        })
+        .collect();
+    lengths(&mut g.body, &offsets, &defs, &mut dropped);
     if dropped.is_empty() {
         return None;
     }
@@ -74,6 +84,54 @@ fn mark(block: &mut Block, in_place: &BTreeSet<Array>, dropped: &mut BTreeSet<Va
         }
         for inner in blocks_mut(stmt) {
             mark(inner, in_place, dropped);
+        }
+    }
+}
+
+// Input (ir):  s = m_rows[i]; k = i + 1; e = m_rows[k]; n = e - s
+// Output:      n = m[i].len()   (s, k, e dropped where nothing else reads them)
+/// Rewrites the lengths of rows of the matrices whose row offsets are `offsets` (`m[i].len()`, lowered as
+/// the difference of the offsets, `lower/matrices.rs`) to read the row, collecting the offsets read.
+fn lengths(
+    block: &mut Block,
+    offsets: &BTreeMap<Array, Array>,
+    defs: &BTreeMap<Var, Value>,
+    dropped: &mut BTreeSet<Var>,
+) {
+    // The matrix and row of `offsets[row]`.
+    let bound = |o: &Operand| match defs.get(&o.var()?)? {
+        Value::Load {
+            array,
+            index,
+            at: None,
+        } => Some((*offsets.get(array)?, index.clone())),
+        _ => None,
+    };
+    for stmt in &mut block.stmts {
+        if let Stmt::Let { value, .. } = stmt {
+            let row_len = match &*value {
+                Value::Binary(syn::BinOp::Sub(_), end, start) => (|| {
+                    let (matrix, row) = bound(start)?;
+                    let (other, next) = bound(end)?;
+                    // `next` is `row + 1`.
+                    let Some(Value::Binary(syn::BinOp::Add(_), a, one)) = defs.get(&next.var()?)
+                    else {
+                        return None;
+                    };
+                    let one =
+                        matches!(one, Operand::Const { tokens, .. } if tokens.to_string() == "1");
+                    let read = end.var().into_iter().chain(start.var());
+                    (other == matrix && one && a.same_as(&row)).then(|| (matrix, row, read))
+                })(),
+                _ => None,
+            };
+            if let Some((matrix, row, read)) = row_len {
+                dropped.extend(read.collect::<Vec<_>>());
+                *value = Value::RowLen { matrix, row };
+            }
+        }
+        for inner in blocks_mut(stmt) {
+            lengths(inner, offsets, defs, dropped);
         }
     }
 }
@@ -185,6 +243,17 @@ mod tests {
                         let mut p = 0.0;
                         for j in 0..w.len() { p += x[i][j] * w[j]; }
                         s += (p - y[i]) * (p - y[i]);
+                    }
+                    s
+                }",
+                1,
+            ),
+            // The rows' own lengths.
+            (
+                "fn f(w: &[f64], x: &[Vec<f64>]) -> f64 {
+                    let mut s = 0.0;
+                    for i in 0..x.len() {
+                        for j in 0..x[i].len() { s += x[i][j] * w[j]; }
                     }
                     s
                 }",

@@ -360,6 +360,31 @@ pub(crate) fn unread_offsets(f: &Function, in_place: &BTreeSet<Array>) -> BTreeM
             }
         }
     }
+    let offsets = row_offsets_of(f, in_place);
+    if offsets.is_empty() {
+        return offsets;
+    }
+    let mut reads = Reads {
+        in_place,
+        used: BTreeSet::new(),
+        arrays: BTreeSet::new(),
+        loads: Vec::new(),
+    };
+    reads.walk(&f.body);
+    let read: BTreeSet<Array> = (reads.loads.iter())
+        .filter(|(var, _)| reads.used.contains(var))
+        .map(|(_, array)| *array)
+        .collect();
+    offsets
+        .into_iter()
+        .filter(|(a, _)| !reads.arrays.contains(a) && !read.contains(a))
+        .collect()
+}
+
+/// The arrays of row offsets that the generated code makes first (`row_offsets(&__matrix_m)`,
+/// `lower/matrices.rs`) of the matrices `in_place` (by flat array): by offsets array, with its matrix's
+/// flat array.
+pub(crate) fn row_offsets_of(f: &Function, in_place: &BTreeSet<Array>) -> BTreeMap<Array, Array> {
     // The offsets array of each matrix read in place, by the matrix's name as the call reads it.
     let names: BTreeMap<String, Array> = in_place
         .iter()
@@ -369,7 +394,7 @@ pub(crate) fn unread_offsets(f: &Function, in_place: &BTreeSet<Array>) -> BTreeM
             (crate::naming::matrix(&ident).to_string(), *a)
         })
         .collect();
-    let offsets: BTreeMap<Array, Array> = (f.body.stmts.iter())
+    (f.body.stmts.iter())
         .filter_map(|stmt| match stmt {
             Stmt::NewArray {
                 array,
@@ -389,24 +414,6 @@ pub(crate) fn unread_offsets(f: &Function, in_place: &BTreeSet<Array>) -> BTreeM
             }
             _ => None,
         })
-        .collect();
-    if offsets.is_empty() {
-        return offsets;
-    }
-    let mut reads = Reads {
-        in_place,
-        used: BTreeSet::new(),
-        arrays: BTreeSet::new(),
-        loads: Vec::new(),
-    };
-    reads.walk(&f.body);
-    let read: BTreeSet<Array> = (reads.loads.iter())
-        .filter(|(var, _)| reads.used.contains(var))
-        .map(|(_, array)| *array)
-        .collect();
-    offsets
-        .into_iter()
-        .filter(|(a, _)| !reads.arrays.contains(a) && !read.contains(a))
         .collect()
 }
 
