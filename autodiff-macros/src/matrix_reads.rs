@@ -10,10 +10,10 @@
 //! active (the companion's hidden `__vjp_all`, which differentiates through every float parameter), which
 //! read it flat. A sweep that reads it in place runs on a copy of the function in which those loads read
 //! the row and column instead ([`read_in_place`]), a row's length reads the row (`ir::Value::RowLen`), and
-//! the offset arithmetic that only they read is gone:
-//! every later pass (the store/recompute plan, liveness, the emitters) sees what the load reads as its
-//! operands, as for any other value. Being inactive and never written, such an element needs no adjoint
-//! and no tape: the reverse sweep reads it again from the matrix.
+//! the offset arithmetic that only they read is gone: every later pass (the store/recompute plan,
+//! liveness, the emitters) sees what the load reads as its operands, as for any other value. Being
+//! inactive and never written, such an element needs no adjoint and no tape: the reverse sweep reads it
+//! again from the matrix.
 //!
 //! ```text
 //! // Input (wrt(w), x: &[Vec<f64>]):   // Output (ir), flat:            // in place:
@@ -40,7 +40,7 @@ pub(crate) fn read_in_place(e: &Emitter) -> Option<(Function, BTreeSet<Array>)> 
 pub(crate) fn rewritten(f: &Function, in_place: &BTreeSet<Array>) -> Option<Function> {
     let mut g = f.clone();
     let mut dropped = BTreeSet::new();
-    mark(&mut g.body, in_place, &mut dropped);
+    let marked = mark(&mut g.body, in_place, &mut dropped);
     // A row's length, `end - start` of its offsets: `m[i].len()`.
     let offsets = crate::views::row_offsets_of(f, in_place);
     let defs: BTreeMap<Var, Value> = (f.all_stmts().into_iter())
@@ -49,8 +49,8 @@ pub(crate) fn rewritten(f: &Function, in_place: &BTreeSet<Array>) -> Option<Func
             _ => None,
         })
         .collect();
-    lengths(&mut g.body, &offsets, &defs, &mut dropped);
-    if dropped.is_empty() {
+    let measured = lengths(&mut g.body, &offsets, &defs, &mut dropped);
+    if !marked && !measured {
         return None;
     }
     // The index arithmetic the loads no longer read, and what it alone read, from the uses inward.
@@ -64,8 +64,10 @@ pub(crate) fn rewritten(f: &Function, in_place: &BTreeSet<Array>) -> Option<Func
     Some(g)
 }
 
-/// Marks the element loads of the matrices `in_place` as read in place, collecting their flat indexes.
-fn mark(block: &mut Block, in_place: &BTreeSet<Array>, dropped: &mut BTreeSet<Var>) {
+/// Marks the element loads of the matrices `in_place` as read in place, collecting their flat indexes;
+/// whether it marked any.
+fn mark(block: &mut Block, in_place: &BTreeSet<Array>, dropped: &mut BTreeSet<Var>) -> bool {
+    let mut marked = false;
     for stmt in &mut block.stmts {
         if let Stmt::Let {
             value:
@@ -80,24 +82,28 @@ fn mark(block: &mut Block, in_place: &BTreeSet<Array>, dropped: &mut BTreeSet<Va
             if in_place.contains(array) {
                 at.in_place = true;
                 dropped.extend(index.var());
+                marked = true;
             }
         }
         for inner in blocks_mut(stmt) {
-            mark(inner, in_place, dropped);
+            marked |= mark(inner, in_place, dropped);
         }
     }
+    marked
 }
 
 // Input (ir):  s = m_rows[i]; k = i + 1; e = m_rows[k]; n = e - s
 // Output:      n = m[i].len()   (s, k, e dropped where nothing else reads them)
 /// Rewrites the lengths of rows of the matrices whose row offsets are `offsets` (`m[i].len()`, lowered as
-/// the difference of the offsets, `lower/matrices.rs`) to read the row, collecting the offsets read.
+/// the difference of the offsets, `lower/matrices.rs`) to read the row, collecting the offsets read;
+/// whether it rewrote any.
 fn lengths(
     block: &mut Block,
     offsets: &BTreeMap<Array, Array>,
     defs: &BTreeMap<Var, Value>,
     dropped: &mut BTreeSet<Var>,
-) {
+) -> bool {
+    let mut measured = false;
     // The matrix and row of `offsets[row]`.
     let bound = |o: &Operand| match defs.get(&o.var()?)? {
         Value::Load {
@@ -128,12 +134,14 @@ fn lengths(
             if let Some((matrix, row, read)) = row_len {
                 dropped.extend(read.collect::<Vec<_>>());
                 *value = Value::RowLen { matrix, row };
+                measured = true;
             }
         }
         for inner in blocks_mut(stmt) {
-            lengths(inner, offsets, defs, dropped);
+            measured |= lengths(inner, offsets, defs, dropped);
         }
     }
+    measured
 }
 
 /// The values `block` reads (nested blocks too).
