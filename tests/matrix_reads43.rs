@@ -73,7 +73,9 @@ fn logistic(w: &[f64], x: &[Vec<f64>], y: &[f64]) -> f64 {
     s
 }
 
-/// A ragged matrix read to each row's own length: `Σ_i tanh(Σ_{j < |x_i|} x_ij w_j)`.
+/// A ragged matrix read to each row's own length: `Σ_i tanh(Σ_{j < |x_i|} x_ij w_j)` (by index, the form
+/// under test: `x[i].len()`).
+#[allow(clippy::needless_range_loop)]
 #[differentiable(wrt(w))]
 fn ragged(w: &[f64], x: &[Vec<f64>]) -> f64 {
     let mut s = 0.0;

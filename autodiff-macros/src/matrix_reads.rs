@@ -127,7 +127,7 @@ fn lengths(
                     let one =
                         matches!(one, Operand::Const { tokens, .. } if tokens.to_string() == "1");
                     let read = end.var().into_iter().chain(start.var());
-                    (other == matrix && one && a.same_as(&row)).then(|| (matrix, row, read))
+                    (other == matrix && one && a.same_as(&row)).then_some((matrix, row, read))
                 })(),
                 _ => None,
             };
