@@ -73,6 +73,13 @@ fn logistic(w: &[f64], x: &[Vec<f64>], y: &[f64]) -> f64 {
     s
 }
 
+/// `lsq` through its companion, differentiated in the data too: `lsq`'s own items read `x` in place, the
+/// companion's sweeps through every parameter (`__vjp_all`) read it flat, from the same lowered function.
+#[differentiable]
+fn lsq_in_all(w: &[f64], x: &[Vec<f64>], y: &[f64]) -> f64 {
+    lsq(w, x, y)
+}
+
 /// A ragged matrix read to each row's own length: `Σ_i tanh(Σ_{j < |x_i|} x_ij w_j)` (by index, the form
 /// under test: `x[i].len()`).
 #[allow(clippy::needless_range_loop)]
@@ -167,6 +174,35 @@ fn least_squares_read_by_element_matches_by_hand_and_differences() {
         assert_close(d, dot(&grad, &t), 1e-10, &what);
         let (_, d_t) = lsq_t_jvp(&w, &x, &y, t.clone());
         assert_close(d_t, dot(&grad, &t), 1e-10, &what);
+    }
+}
+
+#[test]
+fn a_caller_differentiating_through_the_data_matrix_gets_its_gradient() {
+    for seed in 0..10u64 {
+        let (x, y) = data(5000 + seed, 5, 3);
+        let w = Inputs(9600 + seed).vec(3);
+        let what = format!("lsq_in_all seed {seed}");
+        let (value, (gw, gx, gy)) = lsq_in_all_grad(&w, &x, &y);
+        assert_close(value, lsq(&w, &x, &y), 1e-12, &what);
+        assert_all_close(&gw, &lsq_by_hand(&w, &x, &y), 1e-10, &what);
+        // d/dx_ij = 2 r_i w_j, d/dy_i = -2 r_i.
+        let r = residuals(&w, &x, &y);
+        for (i, row) in gx.iter().enumerate() {
+            let expected: Vec<f64> = w.iter().map(|wj| 2.0 * r[i] * wj).collect();
+            assert_all_close(row, &expected, 1e-10, &what);
+        }
+        let expected: Vec<f64> = r.iter().map(|ri| -2.0 * ri).collect();
+        assert_all_close(&gy, &expected, 1e-10, &what);
+        // Central differences in the data, row by row.
+        for i in 0..x.len() {
+            let f = |row: &[f64]| {
+                let mut x = x.clone();
+                x[i] = row.to_vec();
+                lsq_in_all(&w, &x, &y)
+            };
+            assert_fd_gradient(f, &x[i], &gx[i], &what);
+        }
     }
 }
 
