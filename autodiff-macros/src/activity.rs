@@ -1114,12 +1114,12 @@ impl Pass<'_> {
                 }
             }
             Value::StopGradient { arg, .. } => (a.kind(arg), false),
-            Value::Load { array, index } => {
+            Value::Load { array, index, .. } => {
                 let result = (a.elem_kind(*array).clone(), a.is_active_array(*array));
                 self.check_index(index);
                 result
             }
-            Value::Len(_) => (Kind::Int, false),
+            Value::Len(_) | Value::RowLen { .. } => (Kind::Int, false),
         }
     }
 

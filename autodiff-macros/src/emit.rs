@@ -808,9 +808,24 @@ impl<'a> Emitter<'a> {
                 let arg = op(arg);
                 quote!(#callee(#arg))
             }
-            Value::Load { array, index } => {
+            // An element of a matrix read in place: from the matrix, bounds-checked as the primal's
+            // `m[i][j]` (`matrix_reads.rs`).
+            Value::Load {
+                array,
+                at: Some(at),
+                ..
+            } if at.in_place => {
+                let matrix = naming::matrix(self.array_name(*array));
+                let (row, column) = (op(&at.row), op(&at.column));
+                quote!(#matrix[#row][#column])
+            }
+            Value::Load { array, index, .. } => {
                 let (array, index) = (self.array_name(*array), op(index));
                 quote!(#array[#index])
+            }
+            Value::RowLen { matrix, row } => {
+                let (matrix, row) = (naming::matrix(self.array_name(*matrix)), op(row));
+                quote!(#matrix[#row].len())
             }
             Value::Len(array) => match self.unread_offsets.get(array) {
                 // A matrix read in place has one offset more than rows.
@@ -1544,6 +1559,95 @@ impl<'a> Emitter<'a> {
         let activity = self.activity;
         self.in_place = views::in_place_matrices(self.f, &|a| !activity.is_active_array(a));
         self.unread_offsets = views::unread_offsets(self.f, &self.in_place);
+    }
+
+    /// Runs `run` with this emitter over `f`, a copy of its function with the matrices `in_place` read in
+    /// place by element (`matrix_reads::read_in_place`: the same values and arrays), and takes its state
+    /// back after. The reads through views of those matrices' flat arrays are left out: they read the
+    /// matrix instead.
+    pub(crate) fn over<'b, R>(
+        &mut self,
+        f: &'b Function,
+        in_place: &BTreeSet<Array>,
+        run: impl FnOnce(&mut Emitter<'b>) -> R,
+    ) -> R
+    where
+        'a: 'b,
+    {
+        use std::mem::take;
+        let mut views = take(&mut self.views);
+        for read in views.values_mut() {
+            read.retain(|(view, _)| !in_place.contains(&view.array));
+        }
+        views.retain(|_, read| !read.is_empty());
+        let mut local = Emitter {
+            f,
+            activity: self.activity,
+            namer: take(&mut self.namer),
+            names: take(&mut self.names),
+            array_names: take(&mut self.array_names),
+            tapes: take(&mut self.tapes),
+            snapshots: take(&mut self.snapshots),
+            call_gradients: take(&mut self.call_gradients),
+            call_linear: take(&mut self.call_linear),
+            fused: take(&mut self.fused),
+            pushed_again: take(&mut self.pushed_again),
+            hoisted: take(&mut self.hoisted),
+            array_snapshots: take(&mut self.array_snapshots),
+            views,
+            reading: take(&mut self.reading),
+            borrowed_windows: take(&mut self.borrowed_windows),
+            in_place: take(&mut self.in_place),
+            unread_offsets: take(&mut self.unread_offsets),
+            passed_on: take(&mut self.passed_on),
+            owned_data: take(&mut self.owned_data),
+        };
+        let out = run(&mut local);
+        let Emitter {
+            f: _,
+            activity: _,
+            namer,
+            names,
+            array_names,
+            tapes,
+            snapshots,
+            call_gradients,
+            call_linear,
+            fused,
+            pushed_again,
+            hoisted,
+            array_snapshots,
+            views,
+            reading,
+            borrowed_windows,
+            in_place,
+            unread_offsets,
+            passed_on,
+            owned_data,
+        } = local;
+        *self = Emitter {
+            f: self.f,
+            activity: self.activity,
+            namer,
+            names,
+            array_names,
+            tapes,
+            snapshots,
+            call_gradients,
+            call_linear,
+            fused,
+            pushed_again,
+            hoisted,
+            array_snapshots,
+            views,
+            reading,
+            borrowed_windows,
+            in_place,
+            unread_offsets,
+            passed_on,
+            owned_data,
+        };
+        out
     }
 
     /// The names of the matrix parameters read in place (`views::in_place_matrices`).

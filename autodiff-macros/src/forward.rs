@@ -38,8 +38,18 @@ struct Forward<'e, 'a> {
     tangent_views: BTreeMap<Var, (TokenStream, bool)>,
 }
 
-/// The body of `f_jvp`: given the input tangent `tangent`, returns `(value, output tangent)`.
+/// The body of `f_jvp`: given the input tangent `tangent`, returns `(value, output tangent)`. Over a copy
+/// of the function that reads the inactive matrices read by element in place (`matrix_reads.rs`), if
+/// there are any.
 pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> TokenStream {
+    match crate::matrix_reads::read_in_place(e) {
+        Some((f, in_place)) => e.over(&f, &in_place, |e| sweep(e, sig, tangent)),
+        None => sweep(e, sig, tangent),
+    }
+}
+
+/// The forward sweep of [`jvp_body`], over `e`'s function.
+fn sweep(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> TokenStream {
     let f = e.f;
     e.read_matrices_in_place();
     // Sub-slices of arrays nothing writes, only read or lent: borrowed, not copied (no tangent of the
@@ -1140,7 +1150,7 @@ impl Forward<'_, '_> {
                 let index = syn::Index::from(*index as usize);
                 quote!(#t.#index)
             }
-            Value::Load { array, index } => match self.tangent_views.get_mut(&var) {
+            Value::Load { array, index, .. } => match self.tangent_views.get_mut(&var) {
                 Some((read, used)) => {
                     *used = true;
                     read.clone()

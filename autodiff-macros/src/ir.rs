@@ -270,9 +270,36 @@ pub(crate) enum Value {
     Load {
         array: Array,
         index: Operand,
+        /// For an element `m[row][column]` of a matrix held flat (`lower/matrices.rs`, where `index` is
+        /// `offsets[row] + column`): the row and column, by which a matrix read in place reads it
+        /// (`matrix_reads.rs`).
+        at: Option<Box<At>>,
     },
     /// `a.len()`.
     Len(Array),
+    /// `m[row].len()` of a matrix read in place: made only on the copy of the function that a sweep
+    /// reading it in place runs on (`matrix_reads.rs`), from the difference of its row offsets.
+    RowLen {
+        matrix: Array,
+        row: Operand,
+    },
+}
+
+/// Where a load of a matrix's flat array reads: `m[row][column]`.
+#[derive(Clone, Debug)]
+pub(crate) struct At {
+    pub(crate) row: Operand,
+    pub(crate) column: Operand,
+    /// The matrix is read in place in this sweep (`matrix_reads::read_in_place`): the load is
+    /// `__matrix_m[row][column]`, and reads the row and column, not `index` (no longer defined).
+    pub(crate) in_place: bool,
+}
+
+impl At {
+    /// Is this the element of a matrix read in place?
+    pub(crate) fn is_in_place(at: &Option<Box<At>>) -> bool {
+        at.as_ref().is_some_and(|at| at.in_place)
+    }
 }
 
 /// One arm of a `match`: its pattern (which binds nothing) and its block.
@@ -562,7 +589,9 @@ impl Value {
             Value::Tuple(items) => items.iter().collect(),
             Value::Float { args, .. } | Value::Call { args, .. } => args.iter().collect(),
             Value::Method { receiver, args, .. } => std::iter::once(receiver).chain(args).collect(),
+            Value::Load { at: Some(at), .. } if at.in_place => vec![&at.row, &at.column],
             Value::Load { index, .. } => vec![index],
+            Value::RowLen { row, .. } => vec![row],
             Value::Len(_) => Vec::new(),
         }
     }

@@ -36,6 +36,7 @@ mod jacobian;
 mod labels;
 mod lower;
 mod map_float;
+mod matrix_reads;
 mod maybe;
 mod method_paths;
 mod naming;

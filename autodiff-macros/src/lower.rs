@@ -1356,8 +1356,9 @@ fn memo_key(value: &Value) -> Option<String> {
         Value::Cast(o, ty) => format!("cast {} {}", operand(o), ty.to_token_stream()),
         Value::Field(o, i) => format!("field {} {i}", operand(o)),
         Value::Float { func, args, .. } => format!("float {func:?} {}", operands(args)),
-        Value::Load { array, index } => format!("load {} {}", array.0, operand(index)),
+        Value::Load { array, index, .. } => format!("load {} {}", array.0, operand(index)),
         Value::Len(array) => format!("len {}", array.0),
+        Value::RowLen { matrix, row } => format!("rowlen {} {}", matrix.0, operand(row)),
         Value::Tuple(_)
         | Value::Method { .. }
         | Value::Call { .. }

@@ -208,8 +208,27 @@ pub(crate) fn vjp_body(
     vjp_body_with(e, sig, d_ret, out, Shortcuts::of_build())
 }
 
-/// [`vjp_body`] with the given shortcuts.
+/// [`vjp_body`] with the given shortcuts: over a copy of the function that reads the inactive matrices
+/// read by element in place (`matrix_reads.rs`), if there are any.
 fn vjp_body_with(
+    e: &mut Emitter,
+    sig: &Signature,
+    d_ret: &Ident,
+    out: GradientOut,
+    shortcuts: Shortcuts,
+) -> TokenStream {
+    let copy = shortcuts
+        .in_place_matrices
+        .then(|| crate::matrix_reads::read_in_place(e))
+        .flatten();
+    match copy {
+        Some((f, in_place)) => e.over(&f, &in_place, |e| sweep(e, sig, d_ret, out, shortcuts)),
+        None => sweep(e, sig, d_ret, out, shortcuts),
+    }
+}
+
+/// The reverse sweep of [`vjp_body_with`], over `e`'s function.
+fn sweep(
     e: &mut Emitter,
     sig: &Signature,
     d_ret: &Ident,
@@ -873,7 +892,7 @@ impl Reverse<'_, '_> {
                 code,
                 refs,
             ),
-            Value::Load { array, index } => {
+            Value::Load { array, index, .. } => {
                 let window = self.windows.last().and_then(|w| {
                     let offset = w.offsets.get(&index.var()?)?;
                     let (lowest, registers) = w.arrays.get(array)?;

@@ -204,8 +204,9 @@ pub(crate) fn window_views(f: &Function, borrowed: &BTreeSet<Array>) -> BTreeSet
 /// The matrix parameters (`&[Vec<T>]`, `Vec<Vec<T>>`, `[[T; M]; N]`) that the generated code reads in place
 /// instead of flattening into one `Vec` at each call (a copy of the whole matrix): those inactive in this
 /// sweep (`inactive`), that nothing writes, and that the body uses only through their rows `&m[i]` (lent
-/// to calls, iterated, read by element), which are then `&__matrix_m[i][..]`. A matrix read by element
-/// (`m[i][j]`), passed whole, or active is flattened as before. By flat array.
+/// to calls, iterated, read by element), which are then `&__matrix_m[i][..]`, and their elements `m[i][j]`,
+/// then `__matrix_m[i][j]` (`matrix_reads.rs`). A matrix passed whole, or active, is flattened as before.
+/// By flat array.
 ///
 /// ```text
 /// // Input (wrt(w), xs: &[Vec<f64>]):      // Output:
@@ -226,6 +227,12 @@ pub(crate) fn in_place_matrices(f: &Function, inactive: &dyn Fn(Array) -> bool) 
         }
         for stmt in &block.stmts {
             match stmt {
+                // An element `m[i][j]` of a matrix, which reading in place reads as such
+                // (`matrix_reads.rs`).
+                Stmt::Let {
+                    value: Value::Load { at: Some(_), .. },
+                    ..
+                } => {}
                 Stmt::Let {
                     value: Value::Load { array, .. } | Value::Len(array),
                     ..
@@ -353,6 +360,31 @@ pub(crate) fn unread_offsets(f: &Function, in_place: &BTreeSet<Array>) -> BTreeM
             }
         }
     }
+    let offsets = row_offsets_of(f, in_place);
+    if offsets.is_empty() {
+        return offsets;
+    }
+    let mut reads = Reads {
+        in_place,
+        used: BTreeSet::new(),
+        arrays: BTreeSet::new(),
+        loads: Vec::new(),
+    };
+    reads.walk(&f.body);
+    let read: BTreeSet<Array> = (reads.loads.iter())
+        .filter(|(var, _)| reads.used.contains(var))
+        .map(|(_, array)| *array)
+        .collect();
+    offsets
+        .into_iter()
+        .filter(|(a, _)| !reads.arrays.contains(a) && !read.contains(a))
+        .collect()
+}
+
+/// The arrays of row offsets that the generated code makes first (`row_offsets(&__matrix_m)`,
+/// `lower/matrices.rs`) of the matrices `in_place` (by flat array): by offsets array, with its matrix's
+/// flat array.
+pub(crate) fn row_offsets_of(f: &Function, in_place: &BTreeSet<Array>) -> BTreeMap<Array, Array> {
     // The offsets array of each matrix read in place, by the matrix's name as the call reads it.
     let names: BTreeMap<String, Array> = in_place
         .iter()
@@ -362,7 +394,7 @@ pub(crate) fn unread_offsets(f: &Function, in_place: &BTreeSet<Array>) -> BTreeM
             (crate::naming::matrix(&ident).to_string(), *a)
         })
         .collect();
-    let offsets: BTreeMap<Array, Array> = (f.body.stmts.iter())
+    (f.body.stmts.iter())
         .filter_map(|stmt| match stmt {
             Stmt::NewArray {
                 array,
@@ -382,24 +414,6 @@ pub(crate) fn unread_offsets(f: &Function, in_place: &BTreeSet<Array>) -> BTreeM
             }
             _ => None,
         })
-        .collect();
-    if offsets.is_empty() {
-        return offsets;
-    }
-    let mut reads = Reads {
-        in_place,
-        used: BTreeSet::new(),
-        arrays: BTreeSet::new(),
-        loads: Vec::new(),
-    };
-    reads.walk(&f.body);
-    let read: BTreeSet<Array> = (reads.loads.iter())
-        .filter(|(var, _)| reads.used.contains(var))
-        .map(|(_, array)| *array)
-        .collect();
-    offsets
-        .into_iter()
-        .filter(|(a, _)| !reads.arrays.contains(a) && !read.contains(a))
         .collect()
 }
 
@@ -481,11 +495,20 @@ fn views_of(
     for stmt in &l.body.stmts {
         let Stmt::Let {
             var,
-            value: Value::Load { array, index: at },
+            value:
+                Value::Load {
+                    array,
+                    index: at,
+                    at: element,
+                },
         } = stmt
         else {
             continue;
         };
+        // An element of a matrix read in place is read from the matrix, not the flat array.
+        if crate::ir::At::is_in_place(element) {
+            continue;
+        }
         if crate::reverse::writes_array(&l.body.stmts, *array) || f.arrays[array.0 as usize].scalar
         {
             continue;
@@ -1007,6 +1030,8 @@ mod tests {
             }",
             "fn f(w: &[f64], xs: [[f64; 2]; 3]) -> f64 { g(w, &xs[0]) + g(w, &xs[2]) }",
             "fn f(w: &[f64], xs: Vec<Vec<f64>>) -> f64 { g(w, &xs[1]) }",
+            // Read by element besides its rows (`matrix_reads.rs`).
+            "fn f(w: &[f64], xs: &[Vec<f64>]) -> f64 { g(w, &xs[0]) * xs[1][0] }",
         ] {
             assert_eq!(in_place_in(src, &["w"]), vec!["xs".to_string()], "{src}");
         }
@@ -1054,8 +1079,9 @@ mod tests {
         ] {
             assert_eq!(unread_in(src), vec!["xs_rows".to_string()], "{src}");
         }
-        // An offset read into arithmetic (the row's length); a matrix read by element is not read in
-        // place.
+        // An offset read into arithmetic (the row's length); the offsets of a matrix read by element, in
+        // the function as lowered (the sweeps read it in place on a copy without them,
+        // `matrix_reads.rs`).
         for src in [
             "fn f(w: &[f64], xs: &[Vec<f64>]) -> f64 { g(w, &xs[0]) * (xs[1].len() as f64) }",
             "fn f(w: &[f64], xs: &[Vec<f64>]) -> f64 { g(w, &xs[0]) * xs[1][0] }",
@@ -1065,17 +1091,12 @@ mod tests {
     }
 
     #[test]
-    fn matrices_read_by_element_passed_whole_or_active_are_flattened() {
+    fn matrices_passed_whole_or_active_are_flattened() {
         for (src, active) in [
-            // Read by element besides its rows.
-            (
-                "fn f(w: &[f64], xs: &[Vec<f64>]) -> f64 { g(w, &xs[0]) * xs[1][0] }",
-                &["w"][..],
-            ),
             // Passed whole.
             (
                 "fn f(w: &[f64], xs: &[Vec<f64>]) -> f64 { h(w, &xs) }",
-                &["w"],
+                &["w"][..],
             ),
             // Active.
             (

@@ -156,6 +156,7 @@ impl Lowering<'_> {
                     value: Value::Load {
                         array: source,
                         index: Operand::Var(index),
+                        at: None,
                     },
                 },
                 write,

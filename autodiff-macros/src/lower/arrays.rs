@@ -482,7 +482,15 @@ impl Lowering<'_> {
         };
         let index = self.lower_expr(&e.index, None);
         self.index_kind_check(&e.index, &index);
-        self.emit(Value::Load { array, index }, hint, crate::span::of_index(e))
+        self.emit(
+            Value::Load {
+                array,
+                index,
+                at: None,
+            },
+            hint,
+            crate::span::of_index(e),
+        )
     }
 
     /// `WEIGHTS` or `tables::WEIGHTS` in `WEIGHTS[i]`: a path that names no variable of the function, so a
@@ -664,6 +672,7 @@ impl Lowering<'_> {
                     Value::Load {
                         array,
                         index: index.clone(),
+                        at: None,
                     },
                     None,
                     target.span(),

@@ -136,6 +136,7 @@ impl Lowering<'_> {
             Value::Load {
                 array,
                 index: top.clone(),
+                at: None,
             },
             hint.clone(),
             span,
@@ -427,6 +428,7 @@ impl Lowering<'_> {
             let value = Value::Load {
                 array,
                 index: zero_index(),
+                at: None,
             };
             let value = self.emit(value, Some(name.clone()), span);
             if let Some(binding) = self.lookup_mut(&name) {

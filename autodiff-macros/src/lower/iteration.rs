@@ -434,7 +434,15 @@ impl Lowering<'_> {
                             let row = self.row_array(*a, offsets, index);
                             return Operand::Array(row);
                         }
-                        self.emit(Value::Load { array: *a, index }, None, pat.span())
+                        self.emit(
+                            Value::Load {
+                                array: *a,
+                                index,
+                                at: None,
+                            },
+                            None,
+                            pat.span(),
+                        )
                     })
                     .collect();
                 let count = match enumerate {

@@ -394,6 +394,7 @@ impl Lowering<'_> {
             Value::Load {
                 array: offsets,
                 index: row.clone(),
+                at: None,
             },
             None,
             span,
@@ -407,6 +408,7 @@ impl Lowering<'_> {
             Value::Load {
                 array: offsets,
                 index: next,
+                at: None,
             },
             None,
             span,
@@ -495,13 +497,27 @@ impl Lowering<'_> {
         let (flat, offsets, row) = self.matrix_row(&e.expr)?;
         let row = self.lower_row(flat, &row);
         let column = self.lower_expr(&e.index, None);
-        let (start, _) = self.row_bounds(offsets, row);
+        let (start, _) = self.row_bounds(offsets, row.clone());
         let index = self.emit(
-            Value::Binary(syn::parse_quote!(+), start, column),
+            Value::Binary(syn::parse_quote!(+), start, column.clone()),
             None,
             Span::call_site(),
         );
-        Some(self.emit(Value::Load { array: flat, index }, hint, Span::call_site()))
+        // A matrix's element (not one of a nested array deeper, whose rows are numbered across its
+        // levels): its row and column, by which a matrix read in place reads it (`matrix_reads.rs`).
+        let at = (self.levels_above_rows(flat).is_empty()).then(|| {
+            Box::new(crate::ir::At {
+                row,
+                column,
+                in_place: false,
+            })
+        });
+        let load = Value::Load {
+            array: flat,
+            index,
+            at,
+        };
+        Some(self.emit(load, hint, Span::call_site()))
     }
 }
 

@@ -47,7 +47,7 @@ pub(super) fn increments(f: &Function) -> BTreeMap<Var, Operand> {
             let is_element = |o: &Operand| {
                 let x = o.var().filter(once)?;
                 before.iter().position(|s| {
-                    matches!(s, Stmt::Let { var, value: Value::Load { array: a, index: i } }
+                    matches!(s, Stmt::Let { var, value: Value::Load { array: a, index: i, .. } }
                         if *var == x && a == array && i.same_as(index))
                 })
             };

@@ -324,7 +324,7 @@ impl<'f> Planner<'f> {
     /// body's is, so its loads are never stored so.)
     fn hoisted(&self, var: Var, value: &Value, block: &Block, cx: &Context) -> Option<Var> {
         let l = cx.body_of?;
-        let Value::Load { array, index } = value else {
+        let Value::Load { array, index, .. } = value else {
             return None;
         };
         // The values the region defines: its statements', the carried values and the index.
@@ -741,7 +741,7 @@ impl<'f> Planner<'f> {
         let mut reads: Vec<(Array, Operand)> = Vec::new();
         for stmt in &l.body.stmts {
             let Stmt::Let {
-                value: Value::Load { array, index },
+                value: Value::Load { array, index, .. },
                 ..
             } = stmt
             else {
@@ -1160,7 +1160,9 @@ fn scan_offsets(
                 }
             }
             Stmt::Let {
-                value: Value::Load { array, index: at },
+                value: Value::Load {
+                    array, index: at, ..
+                },
                 ..
             } => {
                 let offset = at.var().and_then(|v| window.offsets.get(&v).copied());

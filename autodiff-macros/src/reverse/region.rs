@@ -207,7 +207,7 @@ impl Reverse<'_, '_> {
             if let Some((
                 trips,
                 Some(Stmt::Let {
-                    value: Value::Load { array, index },
+                    value: Value::Load { array, index, .. },
                     ..
                 }),
             )) = self.plan.hoisted.get(&v).map(|trips| (*trips, stmt))
