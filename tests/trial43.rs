@@ -645,3 +645,431 @@ mod test_functions {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (4) The Lorenz system by RK4 over `[f64; 3]` states: helpers returning arrays (`field`, `axpy` with
+// `mul_add`), a state overwritten each step, the sensitivities of the flow by `_jvp` against
+// differences and its `_jacobian`, and a parameter mismatch at `order = 2`.
+
+mod lorenz {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn field(s: [f64; 3], p: [f64; 3]) -> [f64; 3] {
+        let [x, y, z] = s;
+        [p[0] * (y - x), x * (p[1] - z) - y, x * y - p[2] * z]
+    }
+
+    #[differentiable]
+    pub fn axpy(a: f64, x: [f64; 3], y: [f64; 3]) -> [f64; 3] {
+        let mut out = y;
+        for i in 0..3 {
+            out[i] = a.mul_add(x[i], out[i]);
+        }
+        out
+    }
+
+    #[differentiable]
+    pub fn rk4(s: [f64; 3], p: [f64; 3], h: f64) -> [f64; 3] {
+        let k1 = field(s, p);
+        let k2 = field(axpy(0.5 * h, k1, s), p);
+        let k3 = field(axpy(0.5 * h, k2, s), p);
+        let k4 = field(axpy(h, k3, s), p);
+        let mut next = s;
+        for i in 0..3 {
+            next[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+        }
+        next
+    }
+
+    #[differentiable(wrt(s0, p))]
+    pub fn flow(s0: [f64; 3], p: [f64; 3], h: f64, steps: usize) -> [f64; 3] {
+        let mut s = s0;
+        for _ in 0..steps {
+            s = rk4(s, p, h);
+        }
+        s
+    }
+
+    #[differentiable(wrt(p), order = 2)]
+    pub fn mismatch(p: [f64; 3], s0: [f64; 3], target: &[f64; 3], h: f64, steps: usize) -> f64 {
+        let s = flow(s0, p, h, steps);
+        s.iter()
+            .zip(target.iter())
+            .map(|(a, b)| (a - b).powi(2))
+            .sum::<f64>()
+    }
+
+    fn rk4_reference(s: [f64; 3], p: [f64; 3], h: f64) -> [f64; 3] {
+        let f = |s: [f64; 3]| {
+            [
+                p[0] * (s[1] - s[0]),
+                s[0] * (p[1] - s[2]) - s[1],
+                s[0] * s[1] - p[2] * s[2],
+            ]
+        };
+        let add = |a: [f64; 3], b: [f64; 3], c: f64| [a[0] + c * b[0], a[1] + c * b[1], a[2] + c * b[2]];
+        let k1 = f(s);
+        let k2 = f(add(s, k1, h / 2.0));
+        let k3 = f(add(s, k2, h / 2.0));
+        let k4 = f(add(s, k3, h));
+        let mut out = s;
+        for i in 0..3 {
+            out[i] += h * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]) / 6.0;
+        }
+        out
+    }
+
+    const P: [f64; 3] = [10.0, 28.0, 8.0 / 3.0];
+
+    #[test]
+    fn flow_sensitivities() {
+        let (h, steps) = (0.01, 25);
+        for q in points(4331, 6, 10, -1.0, 1.0) {
+            let s0 = [1.0 + q[0], 1.0 + q[1], 20.0 + q[2]];
+            let p = [P[0] + q[3], P[1] + q[4], P[2] + 0.5 * q[5]];
+            let mut s = s0;
+            for _ in 0..steps {
+                s = rk4_reference(s, p, h);
+            }
+            let f = flow(s0, p, h, steps);
+            assert_all_close(&f, &s, 1e-12, "flow against the reference");
+
+            let flat: Vec<f64> = [&s0[..], &p[..]].concat();
+            let j = flow_jacobian(s0, p, h, steps);
+            check_jacobian("lorenz::flow", &flat, &j, |x| {
+                flow(arr(&x[..3]), arr(&x[3..]), h, steps).to_vec()
+            });
+            let t = wave(6, 0.4);
+            let (v, jt) = flow_jvp(s0, p, h, steps, (arr(&t[..3]), arr(&t[3..])));
+            assert_eq!(v, f);
+            let c = wave(3, 2.0);
+            let (v, (gs, gp)) = flow_vjp(s0, p, h, steps, arr(&c));
+            assert_eq!(v, f);
+            check_dual("lorenz::flow", &c, &jt, &[&gs[..], &gp[..]].concat(), &t);
+            // J t from the Jacobian's rows.
+            let by_rows: Vec<f64> = j.iter().map(|row| dot(row, &t)).collect();
+            assert_all_close(&jt, &by_rows, 1e-10, "flow _jvp against the _jacobian");
+        }
+    }
+
+    #[test]
+    fn mismatch_audit() {
+        let (h, steps) = (0.01, 20);
+        let s0 = [1.0, 1.5, 20.0];
+        let target = flow(s0, P, h, steps);
+        let pts: Vec<Vec<f64>> = points(4332, 3, 10, -0.5, 0.5)
+            .into_iter()
+            .map(|q| vec![P[0] + q[0], P[1] + q[1], P[2] + q[2]])
+            .collect();
+        for p in &pts {
+            let (_, g) = mismatch_grad(arr(p), s0, &target, h, steps);
+            let mut b = [f64::NAN; 3];
+            mismatch_grad_into(arr(p), s0, &target, h, steps, &mut b);
+            same_bits(&b, &g, "lorenz::mismatch");
+        }
+        let (v, g) = mismatch_grad(P, s0, &target, h, steps);
+        assert_eq!(v, 0.0);
+        assert_eq!(g, [0.0; 3], "zero at the true parameters");
+        audit(
+            &Items {
+                what: "lorenz::mismatch",
+                primal: &|x| mismatch(arr(x), s0, &target, h, steps),
+                grad: &|x| {
+                    let (v, g) = mismatch_grad(arr(x), s0, &target, h, steps);
+                    (v, g.to_vec())
+                },
+                vjp: &|x, d| {
+                    let (v, g) = mismatch_vjp(arr(x), s0, &target, h, steps, d);
+                    (v, g.to_vec())
+                },
+                jvp: &|x, t| mismatch_jvp(arr(x), s0, &target, h, steps, arr(t)),
+                grad_into: &|x| {
+                    let mut b = [f64::NAN; 3];
+                    let v = mismatch_grad_into(arr(x), s0, &target, h, steps, &mut b);
+                    (v, b.to_vec())
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, hv) = mismatch_hvp(arr(x), s0, &target, h, steps, arr(v));
+                    (f, g.to_vec(), hv.to_vec())
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, hm) = mismatch_hessian(arr(x), s0, &target, h, steps);
+                    (f, g.to_vec(), hm)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (5) Optimal control by single shooting: a damped pendulum driven by the controls `u: &[f64]`, Euler
+// steps writing the trajectory into two output parameters, causality of their Jacobian (the state
+// after step k does not depend on later controls, exactly), the cost at `order = 2`, and a few
+// gradient steps that lower it.
+
+mod shooting {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn dynamics(x: f64, v: f64, u: f64, damping: f64) -> (f64, f64) {
+        (v, u - damping * v - x.sin())
+    }
+
+    #[differentiable(wrt(u))]
+    pub fn trajectory(u: &[f64], x0: f64, dt: f64, xs: &mut [f64], vs: &mut [f64]) {
+        let (mut x, mut v) = (x0, 0.0);
+        for (k, &uk) in u.iter().enumerate() {
+            let (dx, dv) = dynamics(x, v, uk, 0.1);
+            x += dt * dx;
+            v += dt * dv;
+            xs[k] = x;
+            vs[k] = v;
+        }
+    }
+
+    #[differentiable(wrt(u), order = 2)]
+    pub fn cost(u: &[f64], x0: f64, target: f64, dt: f64) -> f64 {
+        let n = u.len();
+        let mut xs = vec![0.0; n];
+        let mut vs = vec![0.0; n];
+        trajectory(u, x0, dt, &mut xs, &mut vs);
+        let effort = u.iter().map(|uk| uk * uk).sum::<f64>();
+        (xs[n - 1] - target).powi(2) + vs[n - 1].powi(2) + 1e-2 * dt * effort
+    }
+
+    const N: usize = 8;
+
+    #[test]
+    fn trajectory_is_causal_and_dual() {
+        for u in points(4341, N, 10, -2.0, 2.0) {
+            let (x0, dt) = (0.3, 0.2);
+            for k in 0..N {
+                let mut cx = vec![0.0; N];
+                cx[k] = 1.0;
+                let (mut xs, mut vs) = (vec![0.0; N], vec![0.0; N]);
+                let gx = trajectory_vjp(&u, x0, dt, &mut xs, &mut vs, &cx, &[0.0; N]);
+                let gv = trajectory_vjp(&u, x0, dt, &mut xs, &mut vs, &[0.0; N], &cx);
+                for j in k..N {
+                    assert_eq!(gx[j], 0.0, "x_{k} does not depend on u_{j}");
+                    if j > k {
+                        assert_eq!(gv[j], 0.0, "v_{k} does not depend on u_{j}");
+                    }
+                }
+                // v after step k moves by dt with u_k.
+                assert_close(gv[k], dt, 1e-15, "dv_k/du_k");
+            }
+            let (cx, cv) = (wave(N, 0.1), wave(N, 1.7));
+            let (mut xs, mut vs) = (vec![0.0; N], vec![0.0; N]);
+            let g = trajectory_vjp(&u, x0, dt, &mut xs, &mut vs, &cx, &cv);
+            let t = wave(N, -0.6);
+            let (mut tx, mut tv) = (vec![0.0; N], vec![0.0; N]);
+            let (mut xs2, mut vs2) = (vec![0.0; N], vec![0.0; N]);
+            trajectory_jvp(&u, x0, dt, &mut xs2, &mut vs2, t.clone(), &mut tx, &mut tv);
+            assert_eq!((&xs, &vs), (&xs2, &vs2));
+            check_dual(
+                "shooting::trajectory",
+                &[&cx[..], &cv[..]].concat(),
+                &[&tx[..], &tv[..]].concat(),
+                &g,
+                &t,
+            );
+        }
+    }
+
+    #[test]
+    fn cost_audit_and_descent() {
+        let (x0, target, dt) = (0.0, 1.0, 0.25);
+        let pts = points(4342, N, 10, -1.5, 1.5);
+        for u in &pts {
+            let (_, g) = cost_grad(u, x0, target, dt);
+            let mut b = vec![f64::NAN; N];
+            cost_grad_into(u, x0, target, dt, &mut b);
+            same_bits(&b, &g, "shooting::cost");
+        }
+        audit(
+            &Items {
+                what: "shooting::cost",
+                primal: &|u| cost(u, x0, target, dt),
+                grad: &|u| cost_grad(u, x0, target, dt),
+                vjp: &|u, d| cost_vjp(u, x0, target, dt, d),
+                jvp: &|u, t| cost_jvp(u, x0, target, dt, t.to_vec()),
+                grad_into: &|u| {
+                    let mut b = vec![f64::NAN; N];
+                    let v = cost_grad_into(u, x0, target, dt, &mut b);
+                    (v, b)
+                },
+                hvp: Some(&|u, v| cost_hvp(u, x0, target, dt, v.to_vec())),
+                hessian: Some(&|u| cost_hessian(u, x0, target, dt)),
+                analytic: None,
+            },
+            &pts,
+        );
+        // Newton-free descent: a fixed step lowers the cost.
+        let mut u = vec![0.0; N];
+        let start = cost(&u, x0, target, dt);
+        let mut g = vec![0.0; N];
+        for _ in 0..200 {
+            cost_grad_into(&u, x0, target, dt, &mut g);
+            for (uk, gk) in u.iter_mut().zip(&g) {
+                *uk -= 0.5 * gk;
+            }
+        }
+        let end = cost(&u, x0, target, dt);
+        assert!(end < 0.05 * start, "descent: {start} -> {end}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (6) A 2-D convolution over const-generic nested arrays `[[f64; W]; H]`: the valid correlation into
+// an output parameter (its `_jacobian`, rows the pixels of the map, columns the image then the kernel
+// row-major), and a pooled `tanh` feature at `order = 2` over image, kernel and bias.
+
+mod conv2d {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn correlate<const H: usize, const W: usize>(
+        img: [[f64; W]; H],
+        k: [[f64; 3]; 3],
+        out: &mut [f64],
+    ) {
+        let mut idx = 0;
+        for i in 0..H - 2 {
+            for j in 0..W - 2 {
+                let mut acc = 0.0;
+                for di in 0..3 {
+                    for dj in 0..3 {
+                        acc += k[di][dj] * img[i + di][j + dj];
+                    }
+                }
+                out[idx] = acc;
+                idx += 1;
+            }
+        }
+    }
+
+    #[differentiable(order = 2)]
+    pub fn feature<const H: usize, const W: usize>(
+        img: [[f64; W]; H],
+        k: [[f64; 3]; 3],
+        bias: f64,
+    ) -> f64 {
+        let mut maps = vec![0.0; (H - 2) * (W - 2)];
+        correlate(img, k, &mut maps);
+        let act: f64 = maps.iter().map(|&m| (m + bias).tanh()).sum();
+        act / maps.len() as f64
+    }
+
+    fn nested<const M: usize, const N: usize>(flat: &[f64]) -> [[f64; M]; N] {
+        common::contract::nested(flat)
+    }
+
+    #[test]
+    fn correlate_against_differences() {
+        for p in points(4351, 4 * 5 + 9, 10, -1.0, 1.0) {
+            let img: [[f64; 5]; 4] = nested(&p[..20]);
+            let k: [[f64; 3]; 3] = nested(&p[20..]);
+            let mut out = vec![0.0; 6];
+            correlate(img, k, &mut out);
+            // By hand at the map's pixel (1, 2).
+            let mut acc = 0.0;
+            for a in 0..3 {
+                for b in 0..3 {
+                    acc += k[a][b] * img[1 + a][2 + b];
+                }
+            }
+            assert_close(out[5], acc, 1e-15, "correlate pixel (1, 2)");
+            let mut o2 = vec![0.0; 6];
+            let j = correlate_jacobian(img, k, &mut o2);
+            assert_eq!(j.len(), 6);
+            assert_eq!(j[0].len(), 29);
+            check_jacobian("conv2d::correlate", &p, &j, |x| {
+                let mut o = vec![0.0; 6];
+                correlate::<4, 5>(nested(&x[..20]), nested(&x[20..]), &mut o);
+                o
+            });
+            // The column of k[0][0] for the pixel (0, 0) is img[0][0].
+            assert_eq!(j[0][20], img[0][0]);
+            let c = wave(6, 0.9);
+            let mut o3 = vec![0.0; 6];
+            let (gi, gk) = correlate_vjp(img, k, &mut o3, &c);
+            let t = wave(29, -0.2);
+            let mut o4 = vec![0.0; 6];
+            let mut jt = vec![0.0; 6];
+            correlate_jvp(img, k, &mut o4, (nested(&t[..20]), nested(&t[20..])), &mut jt);
+            let cj: Vec<f64> = gi.iter().flatten().chain(gk.iter().flatten()).copied().collect();
+            check_dual("conv2d::correlate", &c, &jt, &cj, &t);
+        }
+    }
+
+    #[test]
+    fn feature_audit() {
+        let pts = points(4352, 20 + 9 + 1, 10, -1.0, 1.0);
+        let split = |x: &[f64]| -> ([[f64; 5]; 4], [[f64; 3]; 3], f64) {
+            (nested(&x[..20]), nested(&x[20..29]), x[29])
+        };
+        let flat = |gi: [[f64; 5]; 4], gk: [[f64; 3]; 3], gb: f64| -> Vec<f64> {
+            let mut v: Vec<f64> = gi.iter().flatten().chain(gk.iter().flatten()).copied().collect();
+            v.push(gb);
+            v
+        };
+        for x in &pts {
+            let (i, k, b) = split(x);
+            let (_, (gi, gk, gb)) = feature_grad(i, k, b);
+            let mut bi = [[f64::NAN; 5]; 4];
+            let mut bk = [[f64::NAN; 3]; 3];
+            let mut bb = f64::NAN;
+            feature_grad_into(i, k, b, (&mut bi, &mut bk, &mut bb));
+            same_bits(&flat(bi, bk, bb), &flat(gi, gk, gb), "conv2d::feature");
+        }
+        audit(
+            &Items {
+                what: "conv2d::feature",
+                primal: &|x| {
+                    let (i, k, b) = split(x);
+                    feature(i, k, b)
+                },
+                grad: &|x| {
+                    let (i, k, b) = split(x);
+                    let (v, (gi, gk, gb)) = feature_grad(i, k, b);
+                    (v, flat(gi, gk, gb))
+                },
+                vjp: &|x, d| {
+                    let (i, k, b) = split(x);
+                    let (v, (gi, gk, gb)) = feature_vjp(i, k, b, d);
+                    (v, flat(gi, gk, gb))
+                },
+                jvp: &|x, t| {
+                    let (i, k, b) = split(x);
+                    feature_jvp(i, k, b, split(t))
+                },
+                grad_into: &|x| {
+                    let (i, k, b) = split(x);
+                    let mut bi = [[f64::NAN; 5]; 4];
+                    let mut bk = [[f64::NAN; 3]; 3];
+                    let mut bb = f64::NAN;
+                    let v = feature_grad_into(i, k, b, (&mut bi, &mut bk, &mut bb));
+                    (v, flat(bi, bk, bb))
+                },
+                hvp: Some(&|x, w| {
+                    let (i, k, b) = split(x);
+                    let (v, (gi, gk, gb), (hi, hk, hb)) = feature_hvp(i, k, b, split(w));
+                    (v, flat(gi, gk, gb), flat(hi, hk, hb))
+                }),
+                hessian: Some(&|x| {
+                    let (i, k, b) = split(x);
+                    let (v, (gi, gk, gb), h) = feature_hessian(i, k, b);
+                    (v, flat(gi, gk, gb), h)
+                }),
+                analytic: None,
+            },
+            &pts[..4],
+        );
+    }
+}
