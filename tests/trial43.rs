@@ -1073,3 +1073,430 @@ mod conv2d {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (7) Conjugate gradients on a symmetric positive definite `&[Vec<f64>]`: a `matvec` helper into an
+// output, residual and direction vectors updated in place, a tolerance `break`; its `_jacobian` over
+// the matrix and the right-hand side, and the energy `½ bᵀA⁻¹b` at `order = 2` over `b` alone
+// (`wrt(b)`, the matrix a constant) whose gradient is `A⁻¹b` and Hessian `A⁻¹`.
+
+mod cg {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn inner(a: &[f64], b: &[f64]) -> f64 {
+        a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>()
+    }
+
+    #[differentiable]
+    pub fn matvec(a: &[Vec<f64>], x: &[f64], y: &mut [f64]) {
+        for (yi, row) in y.iter_mut().zip(a) {
+            *yi = inner(row, x);
+        }
+    }
+
+    #[differentiable]
+    pub fn solve(a: &[Vec<f64>], b: &[f64], max_iter: usize, x: &mut [f64]) {
+        let n = b.len();
+        for i in 0..n {
+            x[i] = 0.0;
+        }
+        let mut r = b.to_vec();
+        let mut p = b.to_vec();
+        let mut ap = vec![0.0; n];
+        let mut rr = inner(&r, &r);
+        let stop = 1e-28 * rr;
+        let mut k = 0;
+        while k < max_iter && rr > stop {
+            matvec(a, &p, &mut ap);
+            let alpha = rr / inner(&p, &ap);
+            for i in 0..n {
+                x[i] += alpha * p[i];
+                r[i] -= alpha * ap[i];
+            }
+            let rr_new = inner(&r, &r);
+            if rr_new <= stop {
+                break;
+            }
+            let beta = rr_new / rr;
+            for i in 0..n {
+                p[i] = r[i] + beta * p[i];
+            }
+            rr = rr_new;
+            k += 1;
+        }
+    }
+
+    #[differentiable(wrt(b), order = 2)]
+    pub fn energy(b: &[f64], a: &[Vec<f64>]) -> f64 {
+        let mut x = vec![0.0; b.len()];
+        solve(a, b, b.len(), &mut x);
+        0.5 * inner(&x, b)
+    }
+
+    const N: usize = 4;
+
+    fn spd(p: &[f64]) -> Vec<Vec<f64>> {
+        // BᵀB + 2I for B from the point.
+        let b: Vec<&[f64]> = p.chunks_exact(N).collect();
+        (0..N)
+            .map(|i| {
+                (0..N)
+                    .map(|j| {
+                        let s: f64 = (0..N).map(|k| b[k][i] * b[k][j]).sum();
+                        s + if i == j { 2.0 } else { 0.0 }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn inverse(a: &[Vec<f64>]) -> Vec<Vec<f64>> {
+        // Gauss-Jordan on the augmented matrix; SPD so no pivoting.
+        let n = a.len();
+        let mut m: Vec<Vec<f64>> = a
+            .iter()
+            .enumerate()
+            .map(|(i, row)| {
+                let mut r = row.clone();
+                r.extend((0..n).map(|j| if i == j { 1.0 } else { 0.0 }));
+                r
+            })
+            .collect();
+        for c in 0..n {
+            let piv = m[c][c];
+            for v in m[c].iter_mut() {
+                *v /= piv;
+            }
+            for r in 0..n {
+                if r != c {
+                    let f = m[r][c];
+                    let pivot_row = m[c].clone();
+                    for (v, pv) in m[r].iter_mut().zip(&pivot_row) {
+                        *v -= f * pv;
+                    }
+                }
+            }
+        }
+        m.into_iter().map(|r| r[n..].to_vec()).collect()
+    }
+
+    #[test]
+    fn solve_against_differences() {
+        for p in points(4361, N * N + N, 10, -1.0, 1.0) {
+            let a = spd(&p[..N * N]);
+            let b = p[N * N..].to_vec();
+            let mut x = vec![0.0; N];
+            solve(&a, &b, 2 * N, &mut x);
+            let inv = inverse(&a);
+            let exact: Vec<f64> = inv.iter().map(|row| common::dot(row, &b)).collect();
+            assert_all_close(&x, &exact, 1e-9, "CG solution");
+            // Columns: the matrix, b, then the incoming x (see below).
+            let flat: Vec<f64> = a.iter().flatten().chain(&b).chain(&[0.0; N]).copied().collect();
+            let mut xj = vec![0.0; N];
+            let j = solve_jacobian(&a, &b, N, &mut xj);
+            check_jacobian("cg::solve", &flat, &j, |f| {
+                let a: Vec<Vec<f64>> = f[..N * N].chunks(N).map(<[f64]>::to_vec).collect();
+                let mut x = f[N * N + N..].to_vec();
+                solve(&a, &f[N * N..N * N + N], N, &mut x);
+                x
+            });
+            // The columns over b are A⁻¹.
+            for i in 0..N {
+                assert_all_close(&j[i][N * N..N * N + N], &inv[i], 1e-8, "dx/db = A⁻¹");
+            }
+            let c = wave(N, 0.7);
+            let mut xv = vec![0.0; N];
+            // `x` is zeroed by a loop before it is read, but the macro counts its incoming value as an
+            // input (the loop's coverage is not analysed): its cotangent must then be exactly zero.
+            let (ga, gb, gx) = solve_vjp(&a, &b, N, &mut xv, &c);
+            assert_eq!(gx, vec![0.0; N], "the incoming x is overwritten");
+            let t = wave(N * N + N, 0.1);
+            let ta: Vec<Vec<f64>> = t[..N * N].chunks(N).map(<[f64]>::to_vec).collect();
+            let mut xt = vec![0.0; N];
+            let mut jt = vec![0.0; N];
+            solve_jvp(&a, &b, N, &mut xt, (ta, t[N * N..].to_vec(), vec![0.0; N]), &mut jt);
+            let cj: Vec<f64> = ga.iter().flatten().chain(&gb).copied().collect();
+            check_dual("cg::solve", &c, &jt, &cj, &t);
+        }
+    }
+
+    #[test]
+    fn energy_gradient_is_the_solution() {
+        let a = spd(&wave(N * N, 0.3));
+        let inv = inverse(&a);
+        let pts = points(4362, N, 10, -2.0, 2.0);
+        for b in &pts {
+            let (v, g) = energy_grad(b, &a);
+            let x: Vec<f64> = inv.iter().map(|row| common::dot(row, b)).collect();
+            assert_close(v, 0.5 * common::dot(&x, b), 1e-10, "energy");
+            assert_all_close(&g, &x, 1e-9, "energy gradient A⁻¹b");
+            let (_, _, h) = energy_hessian(b, &a);
+            for i in 0..N {
+                assert_all_close(&h[i], &inv[i], 1e-8, "energy Hessian A⁻¹");
+            }
+            let mut buf = vec![f64::NAN; N];
+            energy_grad_into(b, &a, &mut buf);
+            same_bits(&buf, &g, "cg::energy");
+        }
+        audit(
+            &Items {
+                what: "cg::energy",
+                primal: &|b| energy(b, &a),
+                grad: &|b| energy_grad(b, &a),
+                vjp: &|b, d| energy_vjp(b, &a, d),
+                jvp: &|b, t| energy_jvp(b, &a, t.to_vec()),
+                grad_into: &|b| {
+                    let mut buf = vec![f64::NAN; N];
+                    let v = energy_grad_into(b, &a, &mut buf);
+                    (v, buf)
+                },
+                hvp: Some(&|b, v| energy_hvp(b, &a, v.to_vec())),
+                hessian: Some(&|b| energy_hessian(b, &a)),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (8) Gauss-Seidel sweeps over a 1-D Poisson problem in place: `while` with a compound condition,
+// `continue` on the pinned boundary, a `break` on the update norm; the result's `_jacobian` over the
+// source against differences, and a least-squares inversion at `order = 2`.
+
+mod gauss_seidel {
+    use super::*;
+    use autodiff::differentiable;
+
+    /// Sweeps `-u_{i-1} + (2 + κ) u_i - u_{i+1} = f_i` with `u_0`, `u_{n-1}` held.
+    #[differentiable(wrt(f, kappa, u))]
+    pub fn relax(f: &[f64], kappa: f64, sweeps: usize, u: &mut [f64]) {
+        let n = u.len();
+        let mut sweep = 0;
+        let mut change = f64::INFINITY;
+        while sweep < sweeps && change > 1e-300 {
+            change = 0.0;
+            for i in 0..n {
+                if i == 0 || i == n - 1 {
+                    continue;
+                }
+                let new = (f[i] + u[i - 1] + u[i + 1]) / (2.0 + kappa);
+                change += (new - u[i]).abs();
+                u[i] = new;
+            }
+            sweep += 1;
+        }
+    }
+
+    #[differentiable(wrt(f), order = 2)]
+    pub fn misfit(f: &[f64], kappa: f64, observed: &[f64]) -> f64 {
+        let mut u = vec![0.0; observed.len()];
+        relax(f, kappa, 30, &mut u);
+        let data: f64 = u
+            .iter()
+            .zip(observed)
+            .map(|(a, b)| (a - b).powi(2))
+            .sum();
+        let smooth: f64 = f.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum();
+        data + 1e-2 * smooth
+    }
+
+    const N: usize = 6;
+
+    fn plain(f: &[f64], kappa: f64, sweeps: usize, u: &mut [f64]) {
+        for _ in 0..sweeps {
+            for i in 1..u.len() - 1 {
+                u[i] = (f[i] + u[i - 1] + u[i + 1]) / (2.0 + kappa);
+            }
+        }
+    }
+
+    #[test]
+    fn relax_jacobian_and_in_out() {
+        for p in points(4371, N + 1, 10, -1.0, 1.0) {
+            let f = p[..N].to_vec();
+            let kappa = 0.5 + p[N].abs();
+            let u0: Vec<f64> = wave(N, p[0]);
+            let mut u = u0.clone();
+            relax(&f, kappa, 12, &mut u);
+            let mut w = u0.clone();
+            plain(&f, kappa, 12, &mut w);
+            assert_all_close(&u, &w, 1e-14, "relax value");
+            // u's incoming value is read: it is an input too, so G is (f, kappa, u).
+            let c = wave(N, 0.25);
+            let mut uv = u0.clone();
+            let (gf, gk, gu) = relax_vjp(&f, kappa, 12, &mut uv, &c);
+            assert_all_close(&uv, &u, 0.0, "_vjp writes u");
+            // The pinned boundary is its incoming value: a cotangent on it alone passes straight through.
+            let mut e0 = vec![0.0; N];
+            e0[0] = 1.0;
+            let mut ub = u0.clone();
+            let (bf, bk, bu) = relax_vjp(&f, kappa, 12, &mut ub, &e0);
+            assert_eq!((bf, bk, bu), (vec![0.0; N], 0.0, e0), "the pinned boundary");
+            let t = wave(2 * N + 1, 1.3);
+            let mut ut = u0.clone();
+            let mut jt = vec![0.0; N];
+            relax_jvp(
+                &f,
+                kappa,
+                12,
+                &mut ut,
+                (t[..N].to_vec(), t[N], t[N + 1..].to_vec()),
+                &mut jt,
+            );
+            let cj: Vec<f64> = [&gf[..], &[gk], &gu[..]].concat();
+            check_dual("gauss_seidel::relax", &c, &jt, &cj, &t);
+            let mut uj = u0.clone();
+            let j = relax_jacobian(&f, kappa, 12, &mut uj);
+            let flat: Vec<f64> = [&f[..], &[kappa], &u0[..]].concat();
+            check_jacobian("gauss_seidel::relax", &flat, &j, |x| {
+                let mut u = x[N + 1..].to_vec();
+                relax(&x[..N], x[N], 12, &mut u);
+                u
+            });
+        }
+    }
+
+    #[test]
+    fn misfit_audit() {
+        let observed = [0.0, 0.3, 0.5, 0.45, 0.2, 0.0];
+        let pts = points(4372, N, 10, -1.0, 1.0);
+        for f in &pts {
+            let (_, g) = misfit_grad(f, 0.3, &observed);
+            let mut b = vec![f64::NAN; N];
+            misfit_grad_into(f, 0.3, &observed, &mut b);
+            same_bits(&b, &g, "gauss_seidel::misfit");
+        }
+        audit(
+            &Items {
+                what: "gauss_seidel::misfit",
+                primal: &|f| misfit(f, 0.3, &observed),
+                grad: &|f| misfit_grad(f, 0.3, &observed),
+                vjp: &|f, d| misfit_vjp(f, 0.3, &observed, d),
+                jvp: &|f, t| misfit_jvp(f, 0.3, &observed, t.to_vec()),
+                grad_into: &|f| {
+                    let mut b = vec![f64::NAN; N];
+                    let v = misfit_grad_into(f, 0.3, &observed, &mut b);
+                    (v, b)
+                },
+                hvp: Some(&|f, v| misfit_hvp(f, 0.3, &observed, v.to_vec())),
+                hessian: Some(&|f| misfit_hessian(f, 0.3, &observed)),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (R1) Regression: an output's `iter_mut()` zipped with the rows of a `&[Vec<f64>]`, each row passed
+// on bare to a callee taking `&[f64]` (`*yi = inner(row, x)`). The loop rewrite bound the row by value
+// (`let row = a[i];`, a `Vec` moved out of its slice: a type error inside the generated code); it is
+// now bound by reference, and the `order = 2` copy accepts that `&a[i]` of a matrix parameter. Rows of
+// nested arrays (`Copy`) are still passed by value to a callee taking `[f64; 3]`.
+
+mod rows_passed_on {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn total(v: &[f64]) -> f64 {
+        v.iter().map(|x| x * x).sum::<f64>()
+    }
+
+    #[differentiable]
+    pub fn row_norms(a: &[Vec<f64>], y: &mut [f64]) {
+        for (yi, row) in y.iter_mut().zip(a) {
+            *yi = total(row);
+        }
+    }
+
+    #[differentiable]
+    pub fn cube(v: [f64; 3]) -> f64 {
+        v[0] * v[1] * v[2]
+    }
+
+    #[differentiable]
+    pub fn row_cubes(m: [[f64; 3]; 2], y: &mut [f64]) {
+        for (yi, row) in y.iter_mut().zip(m) {
+            *yi = cube(row);
+        }
+    }
+
+    #[differentiable(order = 2)]
+    pub fn weighted(a: &[Vec<f64>], w: &[f64]) -> f64 {
+        let mut y = vec![0.0; a.len()];
+        row_norms(a, &mut y);
+        y.iter().zip(w).map(|(yi, wi)| (yi * wi).sin()).sum::<f64>()
+    }
+
+    #[test]
+    fn rows_by_reference_and_by_value() {
+        for p in points(4391, 6, 10, -1.0, 1.0) {
+            let a: Vec<Vec<f64>> = p.chunks(3).map(<[f64]>::to_vec).collect();
+            let mut y = vec![0.0; 2];
+            let j = row_norms_jacobian(&a, &mut y);
+            assert_eq!(y, vec![total(&a[0]), total(&a[1])]);
+            // d|r_i|²/d a_ij = 2 a_ij on its own row.
+            for i in 0..2 {
+                for k in 0..6 {
+                    let e = if k / 3 == i { 2.0 * p[k] } else { 0.0 };
+                    assert_close(j[i][k], e, 1e-15, "row_norms Jacobian by hand");
+                }
+            }
+            let m: [[f64; 3]; 2] = common::contract::nested(&p);
+            let mut z = vec![0.0; 2];
+            let jc = row_cubes_jacobian(m, &mut z);
+            assert_eq!(z, vec![cube(m[0]), cube(m[1])]);
+            check_jacobian("row_cubes", &p, &jc, |x| {
+                let mut z = vec![0.0; 2];
+                row_cubes(common::contract::nested(x), &mut z);
+                z
+            });
+        }
+        let w = [0.7, -1.2];
+        let pts = points(4392, 6, 10, -1.0, 1.0);
+        let rows = |x: &[f64]| -> Vec<Vec<f64>> { x.chunks(3).map(<[f64]>::to_vec).collect() };
+        let flat = |g: (Vec<Vec<f64>>, Vec<f64>)| -> Vec<f64> { g.0.concat() };
+        audit(
+            &Items {
+                what: "rows_passed_on::weighted",
+                primal: &|x| weighted(&rows(x), &w),
+                grad: &|x| {
+                    let (v, g) = weighted_grad(&rows(x), &w);
+                    (v, flat(g))
+                },
+                vjp: &|x, d| {
+                    let (v, g) = weighted_vjp(&rows(x), &w, d);
+                    (v, flat(g))
+                },
+                jvp: &|x, t| weighted_jvp(&rows(x), &w, (rows(t), vec![0.0; 2])),
+                grad_into: &|x| {
+                    let mut ga = vec![vec![f64::NAN; 3]; 2];
+                    let mut gw = vec![f64::NAN; 2];
+                    let v = weighted_grad_into(&rows(x), &w, (&mut ga, &mut gw));
+                    (v, ga.concat())
+                },
+                hvp: None,
+                hessian: Some(&|x| {
+                    let (v, g, h) = weighted_hessian(&rows(x), &w);
+                    // Over (a, w): keep the block of a.
+                    let h: Vec<Vec<f64>> = h[..6].iter().map(|r| r[..6].to_vec()).collect();
+                    (v, flat(g), h)
+                }),
+                analytic: Some(&|x| {
+                    let a = rows(x);
+                    let mut g = Vec::new();
+                    for (row, wi) in a.iter().zip(&w) {
+                        let c = (total(row) * wi).cos() * wi;
+                        g.extend(row.iter().map(|v| 2.0 * v * c));
+                    }
+                    g
+                }),
+            },
+            &pts,
+        );
+    }
+}
