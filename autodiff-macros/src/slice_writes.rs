@@ -929,12 +929,34 @@ mod tests {
     }
 
     #[test]
+    fn a_vec_row_passed_on_bare_is_bound_by_reference() {
+        let sig: syn::Signature =
+            syn::parse_quote!(fn f(a: &[Vec<f64>], m: [[f64; 3]; 2], y: &mut [f64], z: &mut [f64]));
+        let mut block: syn::Block = syn::parse_quote!({
+            for (yi, row) in y.iter_mut().zip(a) {
+                *yi = total(row);
+            }
+            for (zi, row) in z.iter_mut().zip(m) {
+                *zi = cube(row);
+            }
+        });
+        let mut errors = Errors::default();
+        desugar(&mut block, &sig, &mut 0, &mut errors);
+        assert_eq!(errors.len(), 0);
+        let text = tokens(&block);
+        // The `Vec` row by reference, the `Copy` array row by value, as Rust's iterators hand them out.
+        assert!(text.contains("let row = & a ["), "{text}");
+        assert!(text.contains("let row = m ["), "{text}");
+    }
+
+    #[test]
     fn an_array_made_for_a_copy_is_bound_before_the_writes() {
         let mut block: syn::Block = syn::parse_quote!({
             out.copy_from_slice(&[out[1] * x, out[0]]);
         });
         let mut errors = Errors::default();
-        desugar(&mut block, &mut 0, &mut errors);
+        let sig: syn::Signature = syn::parse_quote!(fn f(x: f64, out: &mut [f64]));
+        desugar(&mut block, &sig, &mut 0, &mut errors);
         assert_eq!(errors.len(), 0);
         let text = tokens(&block);
         // Evaluated once, before the loop writes `out` (the value reads `out`'s incoming elements).
