@@ -1500,3 +1500,336 @@ mod rows_passed_on {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (9) A one-dimensional Gaussian mixture as a `Differentiable` struct (`#[no_grad]` count): methods
+// calling one another (`self.log_weight(j)` in `self.log_joint(..)`, a free `super`-level log-sum-exp),
+// the log-likelihood at `order = 2` checked against Fisher's identity (its gradient over the means is
+// the responsibility-weighted residuals), and an EM update of the means into an output parameter.
+
+pub mod gmm {
+    use super::*;
+    use autodiff::{differentiable, Differentiable};
+    use std::f64::consts::PI;
+
+    #[differentiable]
+    pub fn logsumexp(v: &[f64]) -> f64 {
+        let m = v.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+        m + v.iter().map(|x| (x - m).exp()).sum::<f64>().ln()
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Mixture {
+        pub means: Vec<f64>,
+        pub log_sds: Vec<f64>,
+        pub logits: Vec<f64>,
+        #[no_grad]
+        pub k: usize,
+    }
+
+    impl Mixture {
+        #[differentiable(wrt(self))]
+        pub fn log_weight(&self, j: usize) -> f64 {
+            self.logits[j] - crate::gmm::logsumexp(&self.logits)
+        }
+
+        #[differentiable(wrt(self))]
+        pub fn log_joint(&self, x: f64, j: usize) -> f64 {
+            let z = (x - self.means[j]) / self.log_sds[j].exp();
+            self.log_weight(j) - 0.5 * z * z - self.log_sds[j] - 0.5 * (2.0 * PI).ln()
+        }
+
+        #[differentiable(wrt(self), order = 2)]
+        pub fn log_likelihood(&self, xs: &[f64]) -> f64 {
+            let mut total = 0.0;
+            let mut lj = vec![0.0; self.k];
+            for &x in xs {
+                for j in 0..self.k {
+                    lj[j] = self.log_joint(x, j);
+                }
+                total += logsumexp(&lj);
+            }
+            total
+        }
+
+        /// One EM update of the means: responsibilities by log-sum-exp, weighted averages.
+        #[differentiable(wrt(self))]
+        pub fn em_means(&self, xs: &[f64], new_means: &mut [f64]) {
+            let mut num = vec![0.0; self.k];
+            let mut den = vec![0.0; self.k];
+            let mut lj = vec![0.0; self.k];
+            for &x in xs {
+                for j in 0..self.k {
+                    lj[j] = self.log_joint(x, j);
+                }
+                let norm = logsumexp(&lj);
+                for j in 0..self.k {
+                    let r = (lj[j] - norm).exp();
+                    num[j] += r * x;
+                    den[j] += r;
+                }
+            }
+            for j in 0..self.k {
+                new_means[j] = num[j] / den[j];
+            }
+        }
+    }
+
+    const XS: [f64; 8] = [-2.1, -1.7, -2.4, 0.2, 0.5, 1.9, 2.3, 2.0];
+
+    fn mixture(p: &[f64]) -> Mixture {
+        Mixture {
+            means: p[0..3].to_vec(),
+            log_sds: p[3..6].to_vec(),
+            logits: p[6..9].to_vec(),
+            k: 3,
+        }
+    }
+
+    fn at(p: &[f64]) -> Vec<f64> {
+        // Means spread out, scales near one.
+        let mut q = p.to_vec();
+        q[0] -= 2.0;
+        q[2] += 2.0;
+        for v in &mut q[3..6] {
+            *v *= 0.3;
+        }
+        q
+    }
+
+    #[test]
+    fn fisher_identity_and_audit() {
+        let pts: Vec<Vec<f64>> = points(4401, 9, 10, -0.5, 0.5).iter().map(|p| at(p)).collect();
+        for p in &pts {
+            let m = mixture(p);
+            let (v, g) = m.log_likelihood_grad(&XS);
+            assert_eq!(g.k, 3, "the no_grad count is copied");
+            // By hand: Σ_i r_ij (x_i - μ_j) / σ_j².
+            let mut by_hand = [0.0; 3];
+            let mut value = 0.0;
+            for &x in &XS {
+                let lj: Vec<f64> = (0..3).map(|j| m.log_joint(x, j)).collect();
+                let norm = logsumexp(&lj);
+                value += norm;
+                for j in 0..3 {
+                    let r = (lj[j] - norm).exp();
+                    by_hand[j] += r * (x - m.means[j]) / (2.0 * m.log_sds[j]).exp();
+                }
+            }
+            assert_close(v, value, 1e-13, "log-likelihood");
+            assert_all_close(&g.means, &by_hand, 1e-10, "Fisher's identity");
+            // Softmax logits: their gradient sums to zero.
+            assert!(g.logits.iter().sum::<f64>().abs() < 1e-12);
+        }
+        let m0 = mixture(&pts[0]);
+        audit(
+            &Items {
+                what: "gmm::log_likelihood",
+                primal: &|x| mixture(x).log_likelihood(&XS),
+                grad: &|x| {
+                    let (v, g) = mixture(x).log_likelihood_grad(&XS);
+                    (v, g.to_flat())
+                },
+                vjp: &|x, d| {
+                    let (v, g) = mixture(x).log_likelihood_vjp(&XS, d);
+                    (v, g.to_flat())
+                },
+                jvp: &|x, t| mixture(x).log_likelihood_jvp(&XS, m0.from_flat(t)),
+                grad_into: &|x| {
+                    let mut b = m0.from_flat(&[f64::NAN; 9]);
+                    let v = mixture(x).log_likelihood_grad_into(&XS, &mut b);
+                    (v, b.to_flat())
+                },
+                hvp: Some(&|x, w| {
+                    let (v, g, hv) = mixture(x).log_likelihood_hvp(&XS, m0.from_flat(w));
+                    (v, g.to_flat(), hv.to_flat())
+                }),
+                hessian: Some(&|x| {
+                    let (v, g, h) = mixture(x).log_likelihood_hessian(&XS);
+                    (v, g.to_flat(), h)
+                }),
+                analytic: None,
+            },
+            &pts[..5],
+        );
+        for p in &pts {
+            let m = mixture(p);
+            let (_, g) = m.log_likelihood_grad(&XS);
+            let mut b = m.zero_like();
+            m.log_likelihood_grad_into(&XS, &mut b);
+            same_bits(&b.to_flat(), &g.to_flat(), "gmm::log_likelihood");
+        }
+    }
+
+    #[test]
+    fn em_step_jacobian_and_duality() {
+        for p in points(4402, 9, 10, -0.5, 0.5).iter().map(|p| at(p)) {
+            let m = mixture(&p);
+            let mut nm = vec![0.0; 3];
+            m.em_means(&XS, &mut nm);
+            // An EM step does not lower the likelihood.
+            let mut next = m.clone();
+            next.means = nm.clone();
+            assert!(next.log_likelihood(&XS) >= m.log_likelihood(&XS) - 1e-12);
+            let mut nj = vec![0.0; 3];
+            let j = m.em_means_jacobian(&XS, &mut nj);
+            assert_eq!(nj, nm);
+            check_jacobian("gmm::em_means", &p, &j, |x| {
+                let mut o = vec![0.0; 3];
+                mixture(x).em_means(&XS, &mut o);
+                o
+            });
+            let c = wave(3, 0.6);
+            let mut o = vec![0.0; 3];
+            let g = m.em_means_vjp(&XS, &mut o, &c);
+            let t = wave(9, -0.9);
+            let mut o2 = vec![0.0; 3];
+            let mut jt = vec![0.0; 3];
+            m.em_means_jvp(&XS, &mut o2, m.from_flat(&t), &mut jt);
+            check_dual("gmm::em_means", &c, &jt, &g.to_flat(), &t);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (10) Black-Scholes implied volatility: the normal CDF through a registered `libm::erfc`, the call
+// price and its vega, a bisection with `break` (a differentiable function whose result, built from
+// constants by comparisons, has a zero gradient), and the implied volatility as a `#[custom_gradient]`
+// by the implicit function theorem, used inside a smile-fitting loss.
+
+mod implied_vol {
+    use super::*;
+    use autodiff::{custom_gradient, differentiable, gradient_of};
+    use std::f64::consts::{PI, SQRT_2};
+
+    #[gradient_of(libm::erfc)]
+    fn erfc_vjp(x: f64, dy: f64) -> f64 {
+        -dy * 2.0 / PI.sqrt() * (-x * x).exp()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn norm_cdf(x: f64) -> f64 {
+        0.5 * libm::erfc(-x / SQRT_2)
+    }
+
+    #[differentiable]
+    pub fn call_price(s: f64, k: f64, t: f64, sigma: f64) -> f64 {
+        let vol = sigma * t.sqrt();
+        let d1 = ((s / k).ln() + 0.5 * sigma * sigma * t) / vol;
+        let d2 = d1 - vol;
+        s * norm_cdf(d1) - k * norm_cdf(d2)
+    }
+
+    #[differentiable(wrt(price))]
+    pub fn bisect(price: f64, s: f64, k: f64, t: f64) -> f64 {
+        let (mut lo, mut hi) = (1e-4, 5.0);
+        let mut mid = 0.5 * (lo + hi);
+        for _ in 0..200 {
+            mid = 0.5 * (lo + hi);
+            if call_price(s, k, t, mid) > price {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+            if hi - lo < 1e-15 {
+                break;
+            }
+        }
+        mid
+    }
+
+    #[custom_gradient]
+    pub fn implied_vol(
+        price: f64,
+        s: f64,
+        k: f64,
+        t: f64,
+    ) -> (f64, impl Fn(f64) -> (f64, f64, f64, f64)) {
+        let sigma = bisect(price, s, k, t);
+        let (_, (ds, dk, dt, vega)) = call_price_grad(s, k, t, sigma);
+        (sigma, move |dy| {
+            let g = dy / vega;
+            (g, -g * ds, -g * dk, -g * dt)
+        })
+    }
+
+    #[differentiable(wrt(prices))]
+    pub fn smile_loss(prices: &[f64], strikes: &[f64], s: f64, t: f64, target: f64) -> f64 {
+        let mut loss = 0.0;
+        for (&p, &k) in prices.iter().zip(strikes) {
+            let v = implied_vol(p, s, k, t);
+            loss += (v - target).powi(2);
+        }
+        loss
+    }
+
+    fn vega(s: f64, k: f64, t: f64, sigma: f64) -> f64 {
+        let d1 = ((s / k).ln() + 0.5 * sigma * sigma * t) / (sigma * t.sqrt());
+        s * (-0.5 * d1 * d1).exp() / (2.0 * PI).sqrt() * t.sqrt()
+    }
+
+    #[test]
+    fn round_trip_and_implicit_gradient() {
+        for p in points(4411, 3, 12, 0.0, 1.0) {
+            let (s, k, t, sigma) = (100.0, 80.0 + 40.0 * p[0], 0.25 + p[1], 0.1 + 0.5 * p[2]);
+            let (price, g) = call_price_grad(s, k, t, sigma);
+            assert_close(g.3, vega(s, k, t, sigma), 1e-10, "vega");
+            let (b, gb) = bisect_grad(price, s, k, t);
+            assert_eq!(gb, 0.0, "a bisection's result carries no derivative");
+            assert!((b - sigma).abs() < 1e-12, "bisection {b} vs {sigma}");
+            let (v, (gp, gs, gk, gt)) = implied_vol_grad(price, s, k, t);
+            assert_eq!(v, implied_vol(price, s, k, t));
+            assert!((v - sigma).abs() < 1e-12);
+            assert_close(gp, 1.0 / vega(s, k, t, sigma), 1e-8, "dσ/dprice = 1/vega");
+            let fd = |i: usize| {
+                let x = [price, s, k, t];
+                let h = 1e-5 * x[i].abs();
+                let at = |d: f64| {
+                    let mut y = x;
+                    y[i] += d;
+                    implied_vol(y[0], y[1], y[2], y[3])
+                };
+                (at(h) - at(-h)) / (2.0 * h)
+            };
+            for (i, gi) in [gp, gs, gk, gt].into_iter().enumerate() {
+                assert_close(gi, fd(i), 1e-5, "implied vol against differences");
+            }
+            let tv = [0.3, -0.2, 0.5, 0.1];
+            let (_, jt) = implied_vol_jvp(price, s, k, t, (tv[0], tv[1], tv[2], tv[3]));
+            assert_close(jt, dot(&[gp, gs, gk, gt], &tv), 1e-12, "implied vol _jvp");
+        }
+    }
+
+    #[test]
+    fn smile_loss_against_differences() {
+        let strikes = [85.0, 95.0, 100.0, 110.0, 120.0];
+        let (s, t) = (100.0, 0.5);
+        for p in points(4412, 5, 10, 0.0, 1.0) {
+            let prices: Vec<f64> = strikes
+                .iter()
+                .zip(&p)
+                .map(|(&k, q)| call_price(s, k, t, 0.15 + 0.2 * q))
+                .collect();
+            let (v, g) = smile_loss_grad(&prices, &strikes, s, t, 0.2);
+            assert_eq!(v, smile_loss(&prices, &strikes, s, t, 0.2));
+            common::assert_fd_gradient(
+                |x| smile_loss(x, &strikes, s, t, 0.2),
+                &prices,
+                &g,
+                "smile_loss",
+            );
+            let mut b = vec![f64::NAN; 5];
+            smile_loss_grad_into(&prices, &strikes, s, t, 0.2, &mut b);
+            same_bits(&b, &g, "smile_loss");
+            let by_hand: Vec<f64> = prices
+                .iter()
+                .zip(&strikes)
+                .map(|(&pr, &k)| {
+                    let v = implied_vol(pr, s, k, t);
+                    2.0 * (v - 0.2) / vega(s, k, t, v)
+                })
+                .collect();
+            assert_all_close(&g, &by_hand, 1e-8, "smile_loss by hand");
+        }
+    }
+}
