@@ -1833,3 +1833,247 @@ mod implied_vol {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (11) A Hamiltonian Monte Carlo leapfrog: the log-density at `order = 2`, its gradient as a
+// `#[custom_gradient]` over `[f64; 2]` whose closure is the Hessian-vector product (`logp_hvp`, the way
+// the error for `_grad` inside a differentiable body advises), the leapfrog trajectory, and the energy
+// error of a trajectory differentiated through it all (checked against differences).
+
+mod hmc {
+    use super::*;
+    use autodiff::{custom_gradient, differentiable};
+
+    /// A banana-shaped log-density.
+    #[differentiable(order = 2)]
+    pub fn logp(q: [f64; 2]) -> f64 {
+        let bend = q[1] - 0.5 * q[0] * q[0];
+        -0.5 * q[0] * q[0] - 2.0 * bend * bend
+    }
+
+    #[custom_gradient]
+    pub fn grad_logp(q: [f64; 2]) -> ([f64; 2], impl Fn([f64; 2]) -> [f64; 2]) {
+        let (_, g) = logp_grad(q);
+        (g, move |dy| logp_hvp(q, dy).2)
+    }
+
+    /// `steps` leapfrog steps of size `eps` from `(q, p)`: the final `[q0, q1, p0, p1]` (a tuple of arrays
+    /// is no supported return type: a clear error says so).
+    #[differentiable(wrt(q, p, eps))]
+    pub fn leapfrog(q: [f64; 2], p: [f64; 2], eps: f64, steps: usize) -> [f64; 4] {
+        let mut q = q;
+        let mut p = p;
+        // The type written out, as the macro's error for `let mut g = grad_logp(q);` asks.
+        let mut g: [f64; 2] = grad_logp(q);
+        for _ in 0..steps {
+            for i in 0..2 {
+                p[i] += 0.5 * eps * g[i];
+                q[i] += eps * p[i];
+            }
+            g = grad_logp(q);
+            for i in 0..2 {
+                p[i] += 0.5 * eps * g[i];
+            }
+        }
+        [q[0], q[1], p[0], p[1]]
+    }
+
+    #[differentiable]
+    pub fn hamiltonian(q: [f64; 2], p: [f64; 2]) -> f64 {
+        -logp(q) + 0.5 * (p[0] * p[0] + p[1] * p[1])
+    }
+
+    /// The energy error of a trajectory, what the acceptance probability reads.
+    #[differentiable(wrt(q, p, eps))]
+    pub fn energy_error(q: [f64; 2], p: [f64; 2], eps: f64, steps: usize) -> f64 {
+        let end = leapfrog(q, p, eps, steps);
+        hamiltonian([end[0], end[1]], [end[2], end[3]]) - hamiltonian(q, p)
+    }
+
+    #[test]
+    fn gradient_of_the_log_density() {
+        for x in points(4421, 4, 12, -1.5, 1.5) {
+            let q = [x[0], x[1]];
+            let g = grad_logp(q);
+            let bend = q[1] - 0.5 * q[0] * q[0];
+            let by_hand = [-q[0] + 4.0 * bend * q[0], -4.0 * bend];
+            assert_all_close(&g, &by_hand, 1e-14, "grad_logp");
+            // Its vjp is the Hessian (symmetric) times the cotangent, against differences.
+            let c = [x[2], x[3]];
+            let (_, cj) = grad_logp_vjp(q, c);
+            let j = grad_logp_jacobian(q);
+            check_jacobian("hmc::grad_logp", &q, &j, |y| grad_logp([y[0], y[1]]).to_vec());
+            let by_rows = [
+                j[0][0] * c[0] + j[1][0] * c[1],
+                j[0][1] * c[0] + j[1][1] * c[1],
+            ];
+            assert_all_close(&cj, &by_rows, 1e-12, "grad_logp_vjp");
+        }
+    }
+
+    #[test]
+    fn leapfrog_and_energy_error() {
+        for x in points(4422, 5, 10, -1.0, 1.0) {
+            let (q, p, eps) = ([x[0], x[1]], [x[2], x[3]], 0.1 + 0.05 * x[4]);
+            let flat = [q[0], q[1], p[0], p[1], eps];
+            let c = wave(4, x[0]);
+            let (end, (gq, gp, ge)) = leapfrog_vjp(q, p, eps, 8, arr(&c));
+            assert_eq!(end, leapfrog(q, p, eps, 8));
+            let t = wave(5, 0.3);
+            let (_, jt) = leapfrog_jvp(q, p, eps, 8, ([t[0], t[1]], [t[2], t[3]], t[4]));
+            let cj = [gq[0], gq[1], gp[0], gp[1], ge];
+            check_dual("hmc::leapfrog", &c, &jt, &cj, &t);
+            let fd = common::fd_jacobian(
+                |y| leapfrog([y[0], y[1]], [y[2], y[3]], y[4], 8).to_vec(),
+                &flat,
+            );
+            let by_fd: Vec<f64> = fd.iter().map(|row| dot(row, &t)).collect();
+            assert_all_close(&jt, &by_fd, 1e-6, "leapfrog _jvp against differences");
+
+            let (v, (eq, ep, ee)) = energy_error_grad(q, p, eps, 8);
+            assert_eq!(v, energy_error(q, p, eps, 8));
+            assert!(v.abs() < 0.05, "leapfrog nearly conserves energy: {v}");
+            common::assert_fd_gradient(
+                |y| energy_error([y[0], y[1]], [y[2], y[3]], y[4], 8),
+                &flat,
+                &[eq[0], eq[1], ep[0], ep[1], ee],
+                "hmc::energy_error",
+            );
+            let (mut bq, mut bp, mut be) = ([f64::NAN; 2], [f64::NAN; 2], f64::NAN);
+            energy_error_grad_into(q, p, eps, 8, (&mut bq, &mut bp, &mut be));
+            same_bits(
+                &[bq[0], bq[1], bp[0], bp[1], be],
+                &[eq[0], eq[1], ep[0], ep[1], ee],
+                "hmc::energy_error",
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (12) A neural ODE: a tiny MLP right-hand side as a `Differentiable` struct with methods (`Self::act`,
+// `self.rhs(..)` restricted to `wrt(self)` yet called with a state that depends on `self`), a midpoint
+// integrator writing the path into an output parameter, and the fit at `order = 2`.
+
+mod neural_ode {
+    use super::*;
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Net {
+        pub w1: Vec<f64>,
+        pub b1: Vec<f64>,
+        pub w2: Vec<f64>,
+        pub b2: f64,
+        #[no_grad]
+        pub hidden: usize,
+    }
+
+    impl Net {
+        #[differentiable]
+        pub fn act(z: f64) -> f64 {
+            z.tanh()
+        }
+
+        #[differentiable(wrt(self))]
+        pub fn rhs(&self, y: f64, t: f64) -> f64 {
+            let mut out = self.b2;
+            for h in 0..self.hidden {
+                let z = self.w1[2 * h].mul_add(y, self.w1[2 * h + 1] * t) + self.b1[h];
+                out += self.w2[h] * Self::act(z);
+            }
+            out - 0.5 * y
+        }
+
+        #[differentiable(wrt(self))]
+        pub fn integrate(&self, y0: f64, dt: f64, path: &mut [f64]) {
+            let mut y = y0;
+            let mut t = 0.0;
+            for slot in 0..path.len() {
+                let half = y + 0.5 * dt * self.rhs(y, t);
+                y += dt * self.rhs(half, t + 0.5 * dt);
+                t += dt;
+                path[slot] = y;
+            }
+        }
+
+        #[differentiable(wrt(self), order = 2)]
+        pub fn fit(&self, y0: f64, dt: f64, obs: &[f64]) -> f64 {
+            let mut path = vec![0.0; obs.len()];
+            self.integrate(y0, dt, &mut path);
+            path.iter()
+                .zip(obs)
+                .map(|(p, o)| (p - o).powi(2))
+                .sum::<f64>()
+                / obs.len() as f64
+        }
+    }
+
+    fn net(p: &[f64]) -> Net {
+        Net {
+            w1: p[0..6].to_vec(),
+            b1: p[6..9].to_vec(),
+            w2: p[9..12].to_vec(),
+            b2: p[12],
+            hidden: 3,
+        }
+    }
+
+    const OBS: [f64; 6] = [0.9, 0.75, 0.7, 0.72, 0.8, 0.95];
+
+    #[test]
+    fn rhs_through_the_state_and_fit_audit() {
+        let pts = points(4431, 13, 10, -0.8, 0.8);
+        for p in &pts {
+            let n = net(p);
+            // The path's Jacobian over the parameters: the state fed back into `rhs` carries its
+            // derivative though `rhs` itself is `wrt(self)` only.
+            let mut path = vec![0.0; 6];
+            let j = n.integrate_jacobian(1.0, 0.2, &mut path);
+            check_jacobian("neural_ode::integrate", p, &j, |x| {
+                let mut out = vec![0.0; 6];
+                net(x).integrate(1.0, 0.2, &mut out);
+                out
+            });
+            let (v, g) = n.fit_grad(1.0, 0.2, &OBS);
+            assert_eq!(v, n.fit(1.0, 0.2, &OBS));
+            assert_eq!(g.hidden, 3);
+            let mut b = n.zero_like();
+            n.fit_grad_into(1.0, 0.2, &OBS, &mut b);
+            same_bits(&b.to_flat(), &g.to_flat(), "neural_ode::fit");
+            let (_, gr) = n.rhs_grad(0.7, 0.3);
+            common::assert_fd_gradient(|x| net(x).rhs(0.7, 0.3), p, &gr.to_flat(), "rhs");
+        }
+        let n0 = net(&pts[0]);
+        audit(
+            &Items {
+                what: "neural_ode::fit",
+                primal: &|x| net(x).fit(1.0, 0.2, &OBS),
+                grad: &|x| {
+                    let (v, g) = net(x).fit_grad(1.0, 0.2, &OBS);
+                    (v, g.to_flat())
+                },
+                vjp: &|x, d| {
+                    let (v, g) = net(x).fit_vjp(1.0, 0.2, &OBS, d);
+                    (v, g.to_flat())
+                },
+                jvp: &|x, t| net(x).fit_jvp(1.0, 0.2, &OBS, n0.from_flat(t)),
+                grad_into: &|x| {
+                    let mut b = n0.from_flat(&[f64::NAN; 13]);
+                    let v = net(x).fit_grad_into(1.0, 0.2, &OBS, &mut b);
+                    (v, b.to_flat())
+                },
+                hvp: Some(&|x, w| {
+                    let (v, g, hv) = net(x).fit_hvp(1.0, 0.2, &OBS, n0.from_flat(w));
+                    (v, g.to_flat(), hv.to_flat())
+                }),
+                hessian: Some(&|x| {
+                    let (v, g, h) = net(x).fit_hessian(1.0, 0.2, &OBS);
+                    (v, g.to_flat(), h)
+                }),
+                analytic: None,
+            },
+            &pts[..4],
+        );
+    }
+}

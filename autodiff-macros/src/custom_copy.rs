@@ -152,8 +152,11 @@ pub(crate) struct Names {
     /// The names that hold arrays (slice parameters, `vec![..]`, `[a, b]`, `.to_vec()`, `.collect()`),
     /// which are no scalars to pass as written.
     arrays: FastSet<String>,
-    /// The parameters' types.
+    /// The parameters' types, and the closures' (written on the closure, else those of the returned
+    /// `impl Fn(..)`).
     types: crate::hash::FastMap<String, syn::Type>,
+    /// The argument types of the `impl Fn(..)` the function returns beside its value.
+    closure_inputs: Vec<syn::Type>,
 }
 
 impl Names {
@@ -176,6 +179,7 @@ impl Names {
                 .iter()
                 .map(|p| (p.name.clone(), p.ty.clone()))
                 .collect(),
+            closure_inputs: returned_closure_inputs(&item.sig.output),
         };
         // Until nothing changes: a local assigned from a dependent value after its first use.
         loop {
@@ -512,9 +516,27 @@ impl<'a> Visit<'a> for Bind<'_> {
         syn::visit::visit_expr_let(self, l);
     }
     // A closure's parameters: the cotangent, which carries tangents in an `order = K` caller's sweep.
+    // Typed as written on the closure or in the returned `impl Fn(..)`: a cotangent of an array
+    // (`impl Fn([f64; 2]) -> ..`) is an array, which a call in the closure passes on as one.
     fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
-        for input in &c.inputs {
+        for (i, input) in c.inputs.iter().enumerate() {
             self.bind(input, true, true);
+            let (pat, ty) = match input {
+                Pat::Type(t) => (&*t.pat, Some(&*t.ty)),
+                other => (other, None),
+            };
+            let ty = ty.or_else(|| {
+                (c.inputs.len() == self.names.closure_inputs.len())
+                    .then(|| &self.names.closure_inputs[i])
+            });
+            if let (Pat::Ident(p), Some(ty)) = (pat, ty) {
+                let name = p.ident.to_string();
+                let scalar = matches!(ty, syn::Type::Path(t) if t.path.is_ident(self.float));
+                if !scalar {
+                    self.names.arrays.insert(name.clone());
+                }
+                self.names.types.insert(name, ty.clone());
+            }
         }
         syn::visit::visit_expr_closure(self, c);
     }
@@ -531,6 +553,29 @@ impl<'a> Visit<'a> for Bind<'_> {
     fn visit_use_name(&mut self, n: &'a syn::UseName) {
         self.names.locals.insert(n.ident.to_string());
     }
+}
+
+/// The argument types of the `impl Fn(..)` in a custom function's return type `(R, impl Fn(..) -> ..)`.
+fn returned_closure_inputs(output: &syn::ReturnType) -> Vec<syn::Type> {
+    let syn::ReturnType::Type(_, ty) = output else {
+        return Vec::new();
+    };
+    let syn::Type::Tuple(t) = &**ty else {
+        return Vec::new();
+    };
+    let Some(syn::Type::ImplTrait(i)) = t.elems.iter().nth(1) else {
+        return Vec::new();
+    };
+    i.bounds
+        .iter()
+        .find_map(|b| match b {
+            syn::TypeParamBound::Trait(t) => match &t.path.segments.last()?.arguments {
+                syn::PathArguments::Parenthesized(args) => Some(args.inputs.iter().cloned().collect()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .unwrap_or_default()
 }
 
 /// The calls by a bare name, sorted.
