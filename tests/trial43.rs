@@ -2077,3 +2077,235 @@ mod neural_ode {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (13) An inhomogeneous Poisson process binned in time: the intensity `exp(a + b t)` integrated over
+// each bin exactly, `ln n!` by Stirling's series for large counts and a table for small ones (`match`
+// on the integer count, with `|` and ranges), the log-likelihood at `order = 2` (whose Hessian over `a`
+// is `-Σ μ_i` by hand), and the Stirling term itself at `order = 3` against its derivatives by hand.
+
+mod poisson_process {
+    use super::*;
+    use autodiff::differentiable;
+    use std::f64::consts::PI;
+
+    #[differentiable(order = 3)]
+    pub fn stirling(n: f64) -> f64 {
+        n * n.ln() - n + 0.5 * (2.0 * PI * n).ln() + 1.0 / (12.0 * n) - 1.0 / (360.0 * n.powi(3))
+    }
+
+    pub fn log_factorial(n: usize) -> f64 {
+        match n {
+            0 | 1 => 0.0,
+            2 => 2f64.ln(),
+            3..=5 => (2..=n).map(|k| (k as f64).ln()).sum(),
+            _ => stirling(n as f64),
+        }
+    }
+
+    /// The expected count in `[t0, t1)`.
+    #[differentiable]
+    pub fn expected(a: f64, b: f64, t0: f64, t1: f64) -> f64 {
+        a.exp() * ((b * t1).exp() - (b * t0).exp()) / b
+    }
+
+    #[differentiable(wrt(theta), order = 2)]
+    pub fn log_lik(theta: [f64; 2], edges: &[f64], counts: &[usize]) -> f64 {
+        let mut total = 0.0;
+        for (k, w) in edges.windows(2).enumerate() {
+            let mu = expected(theta[0], theta[1], w[0], w[1]);
+            let n = counts[k];
+            let stirling_term = match n {
+                0 | 1 => 0.0,
+                2..=5 => {
+                    let mut s = 0.0;
+                    for j in 2..=n {
+                        s += (j as f64).ln();
+                    }
+                    s
+                }
+                _ => stirling(n as f64),
+            };
+            total += n as f64 * mu.ln() - mu - stirling_term;
+        }
+        total
+    }
+
+    const EDGES: [f64; 6] = [0.0, 0.5, 1.0, 1.5, 2.0, 2.5];
+    const COUNTS: [usize; 5] = [2, 4, 7, 1, 12];
+
+    #[test]
+    fn stirling_derivatives_by_hand() {
+        for p in points(4441, 1, 12, 6.0, 40.0) {
+            let n = p[0];
+            let d = stirling_derivatives(n);
+            let by_hand = [
+                stirling(n),
+                n.ln() + 1.0 / (2.0 * n) - 1.0 / (12.0 * n * n) + 1.0 / (120.0 * n.powi(4)),
+                1.0 / n - 1.0 / (2.0 * n * n) + 1.0 / (6.0 * n.powi(3)) - 1.0 / (30.0 * n.powi(5)),
+                -1.0 / (n * n) + 1.0 / n.powi(3) - 1.0 / (2.0 * n.powi(4)) + 1.0 / (6.0 * n.powi(6)),
+            ];
+            assert_all_close(&d, &by_hand, 1e-11, "stirling_derivatives");
+        }
+        // Against the exact log-factorial: the series' next term, 1/(1260 n⁵), is 8e-9 at n = 10.
+        let exact: f64 = (2..=10).map(|k| (k as f64).ln()).sum();
+        assert!((log_factorial(10) - exact).abs() < 1e-8);
+        assert_eq!(log_factorial(4), (2..=4).map(|k| (k as f64).ln()).sum::<f64>());
+    }
+
+    #[test]
+    fn log_likelihood_by_hand_and_audit() {
+        let pts: Vec<Vec<f64>> = points(4442, 2, 10, -0.5, 0.5)
+            .into_iter()
+            .map(|p| vec![1.0 + p[0], 0.3 + p[1]])
+            .filter(|p| p[1].abs() > 0.05)
+            .collect();
+        for p in &pts {
+            let (a, b) = (p[0], p[1]);
+            let (v, g, h) = log_lik_hessian(arr(p), &EDGES, &COUNTS);
+            let mus: Vec<f64> = EDGES.windows(2).map(|w| expected(a, b, w[0], w[1])).collect();
+            let value: f64 = mus
+                .iter()
+                .zip(&COUNTS)
+                .map(|(mu, &n)| n as f64 * mu.ln() - mu - log_factorial(n))
+                .sum();
+            assert_close(v, value, 1e-12, "log-likelihood");
+            // ∂/∂a (n ln μ - μ) = n - μ, ∂²/∂a² = -μ (μ ∝ eᵃ).
+            let grad_a: f64 = mus.iter().zip(&COUNTS).map(|(mu, &n)| n as f64 - mu).sum();
+            assert_close(g[0], grad_a, 1e-12, "d/da");
+            assert_close(h[0][0], -mus.iter().sum::<f64>(), 1e-12, "d²/da²");
+            let mut buf = [f64::NAN; 2];
+            log_lik_grad_into(arr(p), &EDGES, &COUNTS, &mut buf);
+            same_bits(&buf, &g, "poisson_process::log_lik");
+        }
+        audit(
+            &Items {
+                what: "poisson_process::log_lik",
+                primal: &|x| log_lik(arr(x), &EDGES, &COUNTS),
+                grad: &|x| {
+                    let (v, g) = log_lik_grad(arr(x), &EDGES, &COUNTS);
+                    (v, g.to_vec())
+                },
+                vjp: &|x, d| {
+                    let (v, g) = log_lik_vjp(arr(x), &EDGES, &COUNTS, d);
+                    (v, g.to_vec())
+                },
+                jvp: &|x, t| log_lik_jvp(arr(x), &EDGES, &COUNTS, arr(t)),
+                grad_into: &|x| {
+                    let mut b = [f64::NAN; 2];
+                    let v = log_lik_grad_into(arr(x), &EDGES, &COUNTS, &mut b);
+                    (v, b.to_vec())
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, hv) = log_lik_hvp(arr(x), &EDGES, &COUNTS, arr(v));
+                    (f, g.to_vec(), hv.to_vec())
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = log_lik_hessian(arr(x), &EDGES, &COUNTS);
+                    (f, g.to_vec(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (14) Viterbi decoding as a max-plus dynamic programme: a score table filled in place, back pointers in
+// a local `Vec<usize>`, the best path traced back by a `while` into an integer output `&mut [usize]`
+// (`.clear()`/`.resize()` of a `&mut Vec<usize>` get a clear error), and its score summed again by
+// data-dependent indices. The gradient of the best score is the indicator of the
+// best path (exact ones and zeros), checked against differences away from ties.
+
+mod viterbi {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable(wrt(emit, trans))]
+    pub fn best_score(emit: &[Vec<f64>], trans: &[Vec<f64>], path: &mut [usize]) -> f64 {
+        let n = emit.len();
+        let k = trans.len();
+        let mut score = emit[0].clone();
+        let mut next = vec![0.0; k];
+        let mut back = vec![0usize; n * k];
+        for t in 1..n {
+            for j in 0..k {
+                let mut best = f64::NEG_INFINITY;
+                let mut arg = 0;
+                for i in 0..k {
+                    let s = score[i] + trans[i][j];
+                    if s > best {
+                        best = s;
+                        arg = i;
+                    }
+                }
+                next[j] = best + emit[t][j];
+                back[t * k + j] = arg;
+            }
+            for j in 0..k {
+                score[j] = next[j];
+            }
+        }
+        let mut last = 0;
+        for j in 1..k {
+            if score[j] > score[last] {
+                last = j;
+            }
+        }
+        path[n - 1] = last;
+        let mut t = n - 1;
+        while t > 0 {
+            path[t - 1] = back[t * k + path[t]];
+            t -= 1;
+        }
+        score[last]
+    }
+
+    #[test]
+    fn gradient_is_the_best_path() {
+        for p in points(4451, 5 * 3 + 9, 10, -1.0, 1.0) {
+            let emit: Vec<Vec<f64>> = p[..15].chunks(3).map(<[f64]>::to_vec).collect();
+            let trans: Vec<Vec<f64>> = p[15..].chunks(3).map(<[f64]>::to_vec).collect();
+            let mut path = vec![0; 5];
+            let (v, (ge, gt)) = best_score_grad(&emit, &trans, &mut path);
+            // The score of the decoded path, summed again.
+            let mut again = emit[0][path[0]];
+            for t in 1..5 {
+                again += trans[path[t - 1]][path[t]] + emit[t][path[t]];
+            }
+            assert_close(v, again, 1e-14, "best score");
+            let mut path3 = vec![0; 5];
+            assert_eq!(best_score(&emit, &trans, &mut path3), v);
+            assert_eq!(path3, path);
+            // Brute force over all 3⁵ paths: none scores higher.
+            let mut best = f64::NEG_INFINITY;
+            for code in 0..243usize {
+                let s: Vec<usize> = (0..5).map(|t| code / 3usize.pow(t as u32) % 3).collect();
+                let mut total = emit[0][s[0]];
+                for t in 1..5 {
+                    total += trans[s[t - 1]][s[t]] + emit[t][s[t]];
+                }
+                best = best.max(total);
+            }
+            assert_close(v, best, 1e-14, "brute force");
+            for t in 0..5 {
+                for j in 0..3 {
+                    let e = if path[t] == j { 1.0 } else { 0.0 };
+                    assert_eq!(ge[t][j], e, "d/d emit[{t}][{j}]");
+                }
+            }
+            let mut counts = vec![vec![0.0; 3]; 3];
+            for t in 1..5 {
+                counts[path[t - 1]][path[t]] += 1.0;
+            }
+            assert_eq!(gt, counts, "d/d trans: transitions used");
+            let mut buf = (vec![vec![f64::NAN; 3]; 5], vec![vec![f64::NAN; 3]; 3]);
+            let mut path2 = vec![0; 5];
+            best_score_grad_into(&emit, &trans, &mut path2, (&mut buf.0, &mut buf.1));
+            assert_eq!(path2, path);
+            same_bits(&buf.0.concat(), &ge.concat(), "viterbi emit");
+            same_bits(&buf.1.concat(), &gt.concat(), "viterbi trans");
+        }
+    }
+}
