@@ -2309,3 +2309,270 @@ mod viterbi {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (15) A hanging cloth: a 3×3 mass-spring grid in a local `Vec<[f64; 2]>`, forces accumulated in place
+// by a helper returning an array, the top row pinned (`continue`), semi-implicit Euler; the final
+// positions into an output (its `_jacobian` over stiffness and damping), and the sag of the bottom
+// row with `f_derivatives` at `order = 2` over the stiffness alone.
+
+mod cloth {
+    use super::*;
+    use autodiff::differentiable;
+
+    pub const W: usize = 3;
+    pub const H: usize = 3;
+
+    #[differentiable]
+    pub fn spring_force(a: [f64; 2], b: [f64; 2], rest: f64, k: f64) -> [f64; 2] {
+        let d = [b[0] - a[0], b[1] - a[1]];
+        let len = d[0].hypot(d[1]);
+        let f = k * (len - rest) / len;
+        [f * d[0], f * d[1]]
+    }
+
+    #[differentiable(wrt(stiffness, damping))]
+    pub fn simulate(stiffness: f64, damping: f64, dt: f64, steps: usize, out: &mut [f64]) {
+        let n = W * H;
+        let mut pos = vec![[0.0; 2]; n];
+        let mut vel = vec![[0.0; 2]; n];
+        for r in 0..H {
+            for c in 0..W {
+                pos[r * W + c] = [c as f64, -(r as f64)];
+            }
+        }
+        for _ in 0..steps {
+            // Gravity (`vec![[0.0, -1.0]; n]` gets a clear error; `vec![[0.0; 2]; n]` is read).
+            let mut force = vec![[0.0; 2]; n];
+            for f in 0..n {
+                force[f][1] = -1.0;
+            }
+            for r in 0..H {
+                for c in 0..W {
+                    let i = r * W + c;
+                    if c + 1 < W {
+                        // `spring_force(pos[i], pos[i + 1], ..)` does not compile (see the report).
+                        let (a, b) = ([pos[i][0], pos[i][1]], [pos[i + 1][0], pos[i + 1][1]]);
+                        let f = spring_force(a, b, 1.0, stiffness);
+                        for d in 0..2 {
+                            force[i][d] += f[d];
+                            force[i + 1][d] -= f[d];
+                        }
+                    }
+                    if r + 1 < H {
+                        let (a, b) = ([pos[i][0], pos[i][1]], [pos[i + W][0], pos[i + W][1]]);
+                        let f = spring_force(a, b, 1.0, stiffness);
+                        for d in 0..2 {
+                            force[i][d] += f[d];
+                            force[i + W][d] -= f[d];
+                        }
+                    }
+                }
+            }
+            for i in 0..n {
+                if i < W {
+                    continue;
+                }
+                for d in 0..2 {
+                    vel[i][d] = (1.0 - damping * dt) * vel[i][d] + dt * force[i][d];
+                    pos[i][d] += dt * vel[i][d];
+                }
+            }
+        }
+        for i in 0..n {
+            out[2 * i] = pos[i][0];
+            out[2 * i + 1] = pos[i][1];
+        }
+    }
+
+    #[differentiable(wrt(stiffness), order = 2)]
+    pub fn sag(stiffness: f64, damping: f64) -> f64 {
+        let mut out = vec![0.0; 2 * W * H];
+        simulate(stiffness, damping, 0.05, 40, &mut out);
+        let bottom = &out[2 * W * (H - 1)..];
+        -bottom.chunks_exact(2).map(|p| p[1]).sum::<f64>() / W as f64
+    }
+
+    #[test]
+    fn cloth_jacobian_and_sag() {
+        for p in points(4461, 2, 10, 0.0, 1.0) {
+            let (k, damp) = (20.0 + 30.0 * p[0], 0.5 + p[1]);
+            let mut out = vec![0.0; 18];
+            simulate(k, damp, 0.05, 30, &mut out);
+            assert_eq!(&out[..6], &[0.0, 0.0, 1.0, 0.0, 2.0, 0.0], "the pinned row stays");
+            let mut o2 = vec![0.0; 18];
+            let j = simulate_jacobian(k, damp, 0.05, 30, &mut o2);
+            assert_eq!(o2, out);
+            check_jacobian("cloth::simulate", &[k, damp], &j, |x| {
+                let mut o = vec![0.0; 18];
+                simulate(x[0], x[1], 0.05, 30, &mut o);
+                o
+            });
+            let c = wave(18, 0.2);
+            let mut o3 = vec![0.0; 18];
+            let (gk, gd) = simulate_vjp(k, damp, 0.05, 30, &mut o3, &c);
+            let mut o4 = vec![0.0; 18];
+            let mut jt = vec![0.0; 18];
+            simulate_jvp(k, damp, 0.05, 30, &mut o4, (0.4, -0.7), &mut jt);
+            check_dual("cloth::simulate", &c, &jt, &[gk, gd], &[0.4, -0.7]);
+
+            let d = sag_derivatives(k, damp);
+            assert_eq!(d[0], sag(k, damp));
+            let h = 1e-4 * k;
+            let fd1 = (sag(k + h, damp) - sag(k - h, damp)) / (2.0 * h);
+            assert_close(d[1], fd1, 1e-6, "sag'");
+            let g = |s: f64| sag_grad(s, damp).1;
+            let fd2 = (8.0 * (g(k + h) - g(k - h)) - (g(k + 2.0 * h) - g(k - 2.0 * h))) / (12.0 * h);
+            assert_close(d[2], fd2, 1e-5, "sag''");
+            let (_, gs, hs) = sag_hessian(k, damp);
+            assert_eq!((gs, hs[0][0]), (d[1], d[2]));
+            let mut b = f64::NAN;
+            sag_grad_into(k, damp, &mut b);
+            same_bits(&[b], &[d[1]], "cloth::sag");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (16) Levenberg-Marquardt on an exponential decay: the residuals into an output parameter, their
+// `_jacobian` driving the damped normal equations (solved in the test), and the least-squares cost at
+// `order = 2`, whose Hessian at a zero-residual fit is exactly the Gauss-Newton `JᵀJ`.
+
+mod levenberg {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable(wrt(theta))]
+    pub fn residuals(theta: [f64; 3], ts: &[f64], ys: &[f64], r: &mut [f64]) {
+        for ((ri, &t), &y) in r.iter_mut().zip(ts).zip(ys) {
+            *ri = theta[0].mul_add((-theta[1] * t).exp(), theta[2]) - y;
+        }
+    }
+
+    #[differentiable(wrt(theta), order = 2)]
+    pub fn cost(theta: [f64; 3], ts: &[f64], ys: &[f64]) -> f64 {
+        let mut r = vec![0.0; ts.len()];
+        residuals(theta, ts, ys, &mut r);
+        0.5 * r.iter().map(|v| v * v).sum::<f64>()
+    }
+
+    fn solve3(mut a: [[f64; 3]; 3], mut b: [f64; 3]) -> [f64; 3] {
+        for c in 0..3 {
+            let p = (c..3)
+                .max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))
+                .unwrap();
+            a.swap(c, p);
+            b.swap(c, p);
+            for r in c + 1..3 {
+                let f = a[r][c] / a[c][c];
+                for k in c..3 {
+                    a[r][k] -= f * a[c][k];
+                }
+                b[r] -= f * b[c];
+            }
+        }
+        let mut x = [0.0; 3];
+        for r in (0..3).rev() {
+            let s: f64 = (r + 1..3).map(|k| a[r][k] * x[k]).sum();
+            x[r] = (b[r] - s) / a[r][r];
+        }
+        x
+    }
+
+    const TRUE: [f64; 3] = [2.0, 0.7, 0.3];
+
+    fn data() -> (Vec<f64>, Vec<f64>) {
+        let ts: Vec<f64> = (0..10).map(|i| 0.4 * i as f64).collect();
+        let ys = ts.iter().map(|t| TRUE[0] * (-TRUE[1] * t).exp() + TRUE[2]).collect();
+        (ts, ys)
+    }
+
+    #[test]
+    fn lm_converges_and_gauss_newton_hessian() {
+        let (ts, ys) = data();
+        let mut theta = [1.0, 0.3, 0.0];
+        let mut lambda = 1e-2;
+        let mut r = vec![0.0; 10];
+        for _ in 0..60 {
+            let j = residuals_jacobian(theta, &ts, &ys, &mut r);
+            let mut jtj = [[0.0; 3]; 3];
+            let mut jtr = [0.0; 3];
+            for (row, ri) in j.iter().zip(&r) {
+                for a in 0..3 {
+                    jtr[a] -= row[a] * ri;
+                    for b in 0..3 {
+                        jtj[a][b] += row[a] * row[b];
+                    }
+                }
+            }
+            for a in 0..3 {
+                jtj[a][a] *= 1.0 + lambda;
+            }
+            let step = solve3(jtj, jtr);
+            let trial = [theta[0] + step[0], theta[1] + step[1], theta[2] + step[2]];
+            if cost(trial, &ts, &ys) < cost(theta, &ts, &ys) {
+                theta = trial;
+                lambda *= 0.3;
+            } else {
+                lambda *= 10.0;
+            }
+        }
+        assert_all_close(&theta, &TRUE, 1e-8, "LM recovers the parameters");
+
+        let j = residuals_jacobian(TRUE, &ts, &ys, &mut r);
+        check_jacobian("levenberg::residuals", &TRUE, &j, |x| {
+            let mut r = vec![0.0; 10];
+            residuals(arr(x), &ts, &ys, &mut r);
+            r
+        });
+        let (v, g, h) = cost_hessian(TRUE, &ts, &ys);
+        assert!(v < 1e-28);
+        for a in 0..3 {
+            assert!(g[a].abs() < 1e-13);
+            for b in 0..3 {
+                let gn: f64 = j.iter().map(|row| row[a] * row[b]).sum();
+                assert_close(h[a][b], gn, 1e-10, "Hessian = JᵀJ at zero residual");
+            }
+        }
+        let pts: Vec<Vec<f64>> = points(4471, 3, 10, -0.3, 0.3)
+            .into_iter()
+            .map(|p| vec![TRUE[0] + p[0], TRUE[1] + p[1], TRUE[2] + p[2]])
+            .collect();
+        for p in &pts {
+            let (_, g) = cost_grad(arr(p), &ts, &ys);
+            let mut b = [f64::NAN; 3];
+            cost_grad_into(arr(p), &ts, &ys, &mut b);
+            same_bits(&b, &g, "levenberg::cost");
+        }
+        audit(
+            &Items {
+                what: "levenberg::cost",
+                primal: &|x| cost(arr(x), &ts, &ys),
+                grad: &|x| {
+                    let (v, g) = cost_grad(arr(x), &ts, &ys);
+                    (v, g.to_vec())
+                },
+                vjp: &|x, d| {
+                    let (v, g) = cost_vjp(arr(x), &ts, &ys, d);
+                    (v, g.to_vec())
+                },
+                jvp: &|x, t| cost_jvp(arr(x), &ts, &ys, arr(t)),
+                grad_into: &|x| {
+                    let mut b = [f64::NAN; 3];
+                    let v = cost_grad_into(arr(x), &ts, &ys, &mut b);
+                    (v, b.to_vec())
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, hv) = cost_hvp(arr(x), &ts, &ys, arr(v));
+                    (f, g.to_vec(), hv.to_vec())
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = cost_hessian(arr(x), &ts, &ys);
+                    (f, g.to_vec(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
