@@ -2576,3 +2576,343 @@ mod levenberg {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (17) Bayesian linear regression (slope and intercept): the log-evidence over `(ln α, ln β)` at
+// `order = 2`, through helpers returning tuples (the sufficient statistics by `fold`, the 2×2
+// posterior precision with its determinant and inverse), checked against the log-density of the
+// marginal `y ~ N(0, X Xᵀ/α + I/β)` computed by a Cholesky factorisation in the test.
+
+mod evidence {
+    use super::*;
+    use autodiff::differentiable;
+    use std::f64::consts::PI;
+
+    #[differentiable]
+    pub fn stats(xs: &[f64], ys: &[f64]) -> (f64, f64, f64, f64, f64) {
+        let (sx, sxx) = xs.iter().fold((0.0, 0.0), |(a, b), &x| (a + x, b + x * x));
+        let sy: f64 = ys.iter().sum();
+        let sxy = xs.iter().zip(ys).map(|(x, y)| x * y).sum::<f64>();
+        let syy = ys.iter().map(|y| y * y).sum::<f64>();
+        (sx, sxx, sy, sxy, syy)
+    }
+
+    /// `A = α I + β XᵀX` for the design `[1, x]`: `(a11, a12, a22, det A)`.
+    #[differentiable]
+    pub fn precision(alpha: f64, beta: f64, n: f64, sx: f64, sxx: f64) -> (f64, f64, f64, f64) {
+        let a11 = alpha + beta * n;
+        let a12 = beta * sx;
+        let a22 = alpha + beta * sxx;
+        (a11, a12, a22, a11 * a22 - a12 * a12)
+    }
+
+    #[differentiable(wrt(theta), order = 2)]
+    pub fn log_evidence(theta: [f64; 2], xs: &[f64], ys: &[f64]) -> f64 {
+        let (alpha, beta) = (theta[0].exp(), theta[1].exp());
+        let n = xs.len() as f64;
+        let (sx, sxx, sy, sxy, syy) = stats(xs, ys);
+        let (a11, a12, a22, det) = precision(alpha, beta, n, sx, sxx);
+        // m = β A⁻¹ Xᵀy.
+        let (b1, b2) = (beta * sy, beta * sxy);
+        let m0 = (a22 * b1 - a12 * b2) / det;
+        let m1 = (a11 * b2 - a12 * b1) / det;
+        // Σ (y - m0 - m1 x)² by the statistics.
+        let sse = syy - 2.0 * (m0 * sy + m1 * sxy) + m0 * m0 * n + 2.0 * m0 * m1 * sx + m1 * m1 * sxx;
+        let e = 0.5 * beta * sse + 0.5 * alpha * (m0 * m0 + m1 * m1);
+        theta[0] + 0.5 * n * theta[1] - e - 0.5 * det.ln() - 0.5 * n * (2.0 * PI).ln()
+    }
+
+    /// `log N(y; 0, C)` by Cholesky.
+    fn marginal(alpha: f64, beta: f64, xs: &[f64], ys: &[f64]) -> f64 {
+        let n = xs.len();
+        let mut c = vec![vec![0.0; n]; n];
+        for i in 0..n {
+            for j in 0..n {
+                c[i][j] = (1.0 + xs[i] * xs[j]) / alpha + if i == j { 1.0 / beta } else { 0.0 };
+            }
+        }
+        let mut l = vec![vec![0.0; n]; n];
+        for i in 0..n {
+            for j in 0..=i {
+                let s: f64 = (0..j).map(|k| l[i][k] * l[j][k]).sum();
+                l[i][j] = if i == j {
+                    (c[i][i] - s).sqrt()
+                } else {
+                    (c[i][j] - s) / l[j][j]
+                };
+            }
+        }
+        let mut z = vec![0.0; n];
+        for i in 0..n {
+            let s: f64 = (0..i).map(|k| l[i][k] * z[k]).sum();
+            z[i] = (ys[i] - s) / l[i][i];
+        }
+        let logdet: f64 = (0..n).map(|i| 2.0 * l[i][i].ln()).sum();
+        -0.5 * z.iter().map(|v| v * v).sum::<f64>() - 0.5 * logdet - 0.5 * n as f64 * (2.0 * PI).ln()
+    }
+
+    const XS: [f64; 6] = [-1.0, -0.4, 0.1, 0.5, 0.9, 1.6];
+    const YS: [f64; 6] = [-1.3, -0.2, 0.4, 0.7, 1.5, 2.2];
+
+    #[test]
+    fn evidence_is_the_marginal_and_audit() {
+        let pts = points(4481, 2, 10, -1.5, 1.5);
+        for p in &pts {
+            let v = log_evidence(arr(p), &XS, &YS);
+            assert_close(v, marginal(p[0].exp(), p[1].exp(), &XS, &YS), 1e-10, "evidence");
+            let (_, g) = log_evidence_grad(arr(p), &XS, &YS);
+            let mut b = [f64::NAN; 2];
+            log_evidence_grad_into(arr(p), &XS, &YS, &mut b);
+            same_bits(&b, &g, "evidence::log_evidence");
+        }
+        audit(
+            &Items {
+                what: "evidence::log_evidence",
+                primal: &|x| log_evidence(arr(x), &XS, &YS),
+                grad: &|x| {
+                    let (v, g) = log_evidence_grad(arr(x), &XS, &YS);
+                    (v, g.to_vec())
+                },
+                vjp: &|x, d| {
+                    let (v, g) = log_evidence_vjp(arr(x), &XS, &YS, d);
+                    (v, g.to_vec())
+                },
+                jvp: &|x, t| log_evidence_jvp(arr(x), &XS, &YS, arr(t)),
+                grad_into: &|x| {
+                    let mut b = [f64::NAN; 2];
+                    let v = log_evidence_grad_into(arr(x), &XS, &YS, &mut b);
+                    (v, b.to_vec())
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, hv) = log_evidence_hvp(arr(x), &XS, &YS, arr(v));
+                    (f, g.to_vec(), hv.to_vec())
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = log_evidence_hessian(arr(x), &XS, &YS);
+                    (f, g.to_vec(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+        // The tuple helpers: `_vjp` against `_jvp`.
+        let (c, t) = (wave(4, 0.5), wave(5, 1.0));
+        let (_, cj) = precision_vjp(0.7, 2.0, 6.0, 1.7, 4.9, (c[0], c[1], c[2], c[3]));
+        let (_, jt) = precision_jvp(0.7, 2.0, 6.0, 1.7, 4.9, (t[0], t[1], t[2], t[3], t[4]));
+        check_dual(
+            "evidence::precision",
+            &c,
+            &[jt.0, jt.1, jt.2, jt.3],
+            &[cj.0, cj.1, cj.2, cj.3, cj.4],
+            &t,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (18) Quantile regression: the pinball loss written with `signum` and with `abs` (equal values, and at
+// a zero residual the same derivative `τ`: Rust's `0.0.signum()` is 1 with `signum' = 0`, and
+// `|·|'(+0) = 1` by the JAX convention DESIGN.md gives),
+// the mean loss over a line at `order = 2` (piecewise linear: a Hessian of exact zeros), its gradient
+// by hand, and a subgradient descent towards the empirical quantile.
+
+mod quantile {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable(order = 2)]
+    pub fn pinball(r: f64, tau: f64) -> f64 {
+        r * (tau - 0.5 * (1.0 - r.signum()))
+    }
+
+    #[differentiable(order = 2)]
+    pub fn pinball_abs(r: f64, tau: f64) -> f64 {
+        0.5 * (r.abs() + (2.0 * tau - 1.0) * r)
+    }
+
+    #[differentiable(wrt(beta), order = 2)]
+    pub fn loss(beta: [f64; 2], xs: &[f64], ys: &[f64], tau: f64) -> f64 {
+        let total: f64 = xs
+            .iter()
+            .zip(ys)
+            .map(|(&x, &y)| pinball(y - beta[1].mul_add(x, beta[0]), tau))
+            .sum();
+        total / xs.len() as f64
+    }
+
+    #[test]
+    fn pinball_forms_and_conventions() {
+        for p in points(4491, 2, 12, -2.0, 2.0) {
+            let (r, tau) = (p[0], 0.5 + 0.4 * p[1] / 2.0);
+            assert_close(pinball(r, tau), pinball_abs(r, tau), 1e-15, "two forms");
+            let (_, (gr, gt)) = pinball_grad(r, tau);
+            let ind = if r < 0.0 { 1.0 } else { 0.0 };
+            assert_eq!(gr, tau - ind, "dρ/dr");
+            assert_close(gt, r, 1e-15, "dρ/dτ");
+            let (_, g2) = pinball_abs_grad(r, tau);
+            assert_close(g2.0, gr, 1e-15, "abs form dρ/dr");
+        }
+        for tau in [0.1, 0.5, 0.9] {
+            let (_, (gr, _)) = pinball_grad(0.0, tau);
+            let (_, (ga, _)) = pinball_abs_grad(0.0, tau);
+            // Rust's `0.0.signum()` is 1 (with `signum' = 0`), and `|·|'(+0) = 1` (DESIGN.md): `τ` both.
+            assert_close(gr, tau, 1e-15, "signum form at r = 0");
+            assert_close(ga, tau, 1e-15, "abs form at r = 0");
+        }
+    }
+
+    #[test]
+    fn loss_by_hand_hessian_zero_and_descent() {
+        let xs: Vec<f64> = (0..9).map(|i| i as f64 / 4.0).collect();
+        let ys: Vec<f64> = xs
+            .iter()
+            .zip(wave(9, 0.3))
+            .map(|(x, w)| 1.0 + 0.5 * x + w)
+            .collect();
+        let tau = 0.7;
+        for p in points(4492, 2, 12, -1.0, 1.0) {
+            let beta = [1.0 + p[0], 0.5 + p[1]];
+            let (v, g, h) = loss_hessian(beta, &xs, &ys, tau);
+            assert_eq!(v, loss(beta, &xs, &ys, tau));
+            let mut by_hand = [0.0; 2];
+            for (&x, &y) in xs.iter().zip(&ys) {
+                let r = y - beta[0] - beta[1] * x;
+                let d = tau - if r < 0.0 { 1.0 } else { 0.0 };
+                by_hand[0] -= d / 9.0;
+                by_hand[1] -= d * x / 9.0;
+            }
+            assert_all_close(&g, &by_hand, 1e-14, "pinball loss gradient");
+            assert_eq!(h, vec![vec![0.0; 2]; 2], "piecewise linear: zero Hessian");
+            common::assert_fd_gradient(|b| loss(arr(b), &xs, &ys, tau), &beta, &g, "loss");
+            let mut buf = [f64::NAN; 2];
+            loss_grad_into(beta, &xs, &ys, tau, &mut buf);
+            same_bits(&buf, &g, "quantile::loss");
+            let (_, hv_g, hv) = loss_hvp(beta, &xs, &ys, tau, [0.3, -0.8]);
+            assert_eq!((hv_g, hv), (g, [0.0; 2]));
+        }
+        // Intercept only (slope fixed at zero by its step): subgradient steps approach the τ-quantile.
+        let mut beta = [0.0, 0.0];
+        for k in 0..4000 {
+            let (_, g) = loss_grad(beta, &xs, &ys, tau);
+            beta[0] -= 0.5 / (1.0 + k as f64).sqrt() * g[0];
+        }
+        let below = ys.iter().filter(|&&y| y < beta[0]).count() as f64 / 9.0;
+        assert!((below - tau).abs() <= 1.0 / 9.0 + 1e-12, "{below} below {}", beta[0]);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (19) A Chebyshev series: the basis `T_0..T_{n-1}` by the three-term recurrence into an output
+// parameter (its `_jacobian` is `k U_{k-1}`), the series' derivatives in `x` at `order = 3` against
+// `T_k(cos θ) = cos kθ`, and a ridge fit of the coefficients at `order = 2` whose Hessian is the
+// Gram matrix by hand.
+
+mod chebyshev {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn basis(x: f64, out: &mut [f64]) {
+        out[0] = 1.0;
+        if out.len() > 1 {
+            out[1] = x;
+        }
+        for k in 2..out.len() {
+            out[k] = 2.0 * x * out[k - 1] - out[k - 2];
+        }
+    }
+
+    #[differentiable(wrt(x), order = 3)]
+    pub fn series(x: f64, c: &[f64]) -> f64 {
+        let mut t = vec![0.0; c.len()];
+        basis(x, &mut t);
+        c.iter().zip(&t).map(|(a, b)| a * b).sum::<f64>()
+    }
+
+    #[differentiable(wrt(c), order = 2)]
+    pub fn fit(c: &[f64], xs: &[f64], ys: &[f64], ridge: f64) -> f64 {
+        let mut err = 0.0;
+        for (&x, &y) in xs.iter().zip(ys) {
+            let r = series(x, c) - y;
+            err += r * r;
+        }
+        err / xs.len() as f64 + ridge * c.iter().map(|v| v * v).sum::<f64>()
+    }
+
+    const C: [f64; 5] = [0.3, -1.1, 0.6, 0.25, -0.4];
+
+    #[test]
+    fn basis_and_series_derivatives() {
+        for p in points(4501, 1, 12, 0.2, 2.9) {
+            let theta = p[0];
+            let x = theta.cos();
+            let mut t = vec![0.0; 5];
+            let j = basis_jacobian(x, &mut t);
+            for k in 0..5 {
+                assert_close(t[k], (k as f64 * theta).cos(), 1e-13, "T_k(cos θ)");
+                let u = (k as f64 * theta).sin() / theta.sin();
+                assert_close(j[k][0], k as f64 * u, 1e-11, "T_k' = k U_(k-1)");
+            }
+            let d = series_derivatives(x, &C);
+            assert_eq!(d[0], series(x, &C));
+            let f1: f64 = (0..5)
+                .map(|k| C[k] * k as f64 * (k as f64 * theta).sin() / theta.sin())
+                .sum();
+            assert_close(d[1], f1, 1e-11, "series'");
+            // The second and third against differences of the first and second.
+            let h = 1e-4;
+            let d1 = |y: f64| series_derivatives(y, &C)[1];
+            let d2 = |y: f64| series_derivatives(y, &C)[2];
+            assert_close(d[2], (d1(x + h) - d1(x - h)) / (2.0 * h), 1e-6, "series''");
+            assert_close(d[3], (d2(x + h) - d2(x - h)) / (2.0 * h), 1e-6, "series'''");
+        }
+    }
+
+    #[test]
+    fn fit_hessian_is_the_gram_matrix() {
+        let xs: Vec<f64> = (0..12).map(|i| -1.0 + 2.0 * i as f64 / 11.0).collect();
+        let ys: Vec<f64> = xs.iter().map(|x| (2.0 * x).sin()).collect();
+        let ridge = 1e-3;
+        let pts = points(4502, 5, 10, -1.0, 1.0);
+        let mut gram = vec![vec![0.0; 5]; 5];
+        for &x in &xs {
+            let mut t = vec![0.0; 5];
+            basis(x, &mut t);
+            for a in 0..5 {
+                for b in 0..5 {
+                    gram[a][b] += 2.0 * t[a] * t[b] / 12.0;
+                }
+            }
+        }
+        for a in 0..5 {
+            gram[a][a] += 2.0 * ridge;
+        }
+        for c in &pts {
+            let (_, g, h) = fit_hessian(c, &xs, &ys, ridge);
+            for a in 0..5 {
+                assert_all_close(&h[a], &gram[a], 1e-12, "fit Hessian");
+            }
+            let mut b = vec![f64::NAN; 5];
+            fit_grad_into(c, &xs, &ys, ridge, &mut b);
+            same_bits(&b, &g, "chebyshev::fit");
+        }
+        audit(
+            &Items {
+                what: "chebyshev::fit",
+                primal: &|c| fit(c, &xs, &ys, ridge),
+                grad: &|c| fit_grad(c, &xs, &ys, ridge),
+                vjp: &|c, d| fit_vjp(c, &xs, &ys, ridge, d),
+                jvp: &|c, t| fit_jvp(c, &xs, &ys, ridge, t.to_vec()),
+                grad_into: &|c| {
+                    let mut b = vec![f64::NAN; 5];
+                    let v = fit_grad_into(c, &xs, &ys, ridge, &mut b);
+                    (v, b)
+                },
+                hvp: Some(&|c, v| fit_hvp(c, &xs, &ys, ridge, v.to_vec())),
+                hessian: Some(&|c| fit_hessian(c, &xs, &ys, ridge)),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
