@@ -3770,13 +3770,6 @@ mod snapshots {
     }
 
     #[test]
-    #[ignore]
-    fn probe43_expand() {
-        let src = std::fs::read_to_string("/tmp/t43/probe.rs").unwrap();
-        std::fs::write("/tmp/t43/probe.expanded.rs", expand_file(&src)).unwrap();
-    }
-
-    #[test]
     // The snapshots are of the optimised adjoint; the reference build (every shortcut off) expands
     // differently by design, and is checked against it by the integration tests instead.
     #[cfg_attr(
