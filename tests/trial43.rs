@@ -338,7 +338,11 @@ mod rts {
         let n = YS.len();
         for p in points(4312, 2, 10, 0.1, 2.0) {
             let (q, r) = (p[0], p[1]);
-            let ys: Vec<f64> = YS.iter().zip(wave(n, p[0])).map(|(y, w)| y + 0.2 * w).collect();
+            let ys: Vec<f64> = YS
+                .iter()
+                .zip(wave(n, p[0]))
+                .map(|(y, w)| y + 0.2 * w)
+                .collect();
             let flat: Vec<f64> = [&ys[..], &[q, r]].concat();
             let cm = wave(n, 0.5);
             let cv = wave(n, -1.3);
@@ -378,7 +382,11 @@ mod rts {
             };
             let h = 1e-6;
             let (up, down) = (along(h), along(-h));
-            let fd: Vec<f64> = up.iter().zip(&down).map(|(a, b)| (a - b) / (2.0 * h)).collect();
+            let fd: Vec<f64> = up
+                .iter()
+                .zip(&down)
+                .map(|(a, b)| (a - b) / (2.0 * h))
+                .collect();
             assert_all_close(&jt, &fd, 1e-6, "rts::smooth _jvp against differences");
         }
     }
@@ -522,14 +530,26 @@ mod test_functions {
             let (v, g, h) = styblinski_tang_hessian(&x);
             assert_close(
                 v,
-                p.iter().map(|v| v.powi(4) - 16.0 * v * v + 5.0 * v).sum::<f64>() / 2.0,
+                p.iter()
+                    .map(|v| v.powi(4) - 16.0 * v * v + 5.0 * v)
+                    .sum::<f64>()
+                    / 2.0,
                 1e-14,
                 "styblinski value",
             );
             for i in 0..4 {
-                assert_close(g[i], 2.0 * x[i].powi(3) - 16.0 * x[i] + 2.5, 1e-12, "st grad");
+                assert_close(
+                    g[i],
+                    2.0 * x[i].powi(3) - 16.0 * x[i] + 2.5,
+                    1e-12,
+                    "st grad",
+                );
                 for j in 0..4 {
-                    let e = if i == j { 6.0 * x[i] * x[i] - 16.0 } else { 0.0 };
+                    let e = if i == j {
+                        6.0 * x[i] * x[i] - 16.0
+                    } else {
+                        0.0
+                    };
                     assert_close(h[i][j], e, 1e-12, "st Hessian");
                 }
             }
@@ -709,7 +729,8 @@ mod lorenz {
                 s[0] * s[1] - p[2] * s[2],
             ]
         };
-        let add = |a: [f64; 3], b: [f64; 3], c: f64| [a[0] + c * b[0], a[1] + c * b[1], a[2] + c * b[2]];
+        let add =
+            |a: [f64; 3], b: [f64; 3], c: f64| [a[0] + c * b[0], a[1] + c * b[1], a[2] + c * b[2]];
         let k1 = f(s);
         let k2 = f(add(s, k1, h / 2.0));
         let k3 = f(add(s, k2, h / 2.0));
@@ -1002,8 +1023,19 @@ mod conv2d {
             let t = wave(29, -0.2);
             let mut o4 = vec![0.0; 6];
             let mut jt = vec![0.0; 6];
-            correlate_jvp(img, k, &mut o4, (nested(&t[..20]), nested(&t[20..])), &mut jt);
-            let cj: Vec<f64> = gi.iter().flatten().chain(gk.iter().flatten()).copied().collect();
+            correlate_jvp(
+                img,
+                k,
+                &mut o4,
+                (nested(&t[..20]), nested(&t[20..])),
+                &mut jt,
+            );
+            let cj: Vec<f64> = gi
+                .iter()
+                .flatten()
+                .chain(gk.iter().flatten())
+                .copied()
+                .collect();
             check_dual("conv2d::correlate", &c, &jt, &cj, &t);
         }
     }
@@ -1015,7 +1047,12 @@ mod conv2d {
             (nested(&x[..20]), nested(&x[20..29]), x[29])
         };
         let flat = |gi: [[f64; 5]; 4], gk: [[f64; 3]; 3], gb: f64| -> Vec<f64> {
-            let mut v: Vec<f64> = gi.iter().flatten().chain(gk.iter().flatten()).copied().collect();
+            let mut v: Vec<f64> = gi
+                .iter()
+                .flatten()
+                .chain(gk.iter().flatten())
+                .copied()
+                .collect();
             v.push(gb);
             v
         };
@@ -1193,7 +1230,13 @@ mod cg {
             let exact: Vec<f64> = inv.iter().map(|row| common::dot(row, &b)).collect();
             assert_all_close(&x, &exact, 1e-9, "CG solution");
             // Columns: the matrix, b, then the incoming x (see below).
-            let flat: Vec<f64> = a.iter().flatten().chain(&b).chain(&[0.0; N]).copied().collect();
+            let flat: Vec<f64> = a
+                .iter()
+                .flatten()
+                .chain(&b)
+                .chain(&[0.0; N])
+                .copied()
+                .collect();
             let mut xj = vec![0.0; N];
             let j = solve_jacobian(&a, &b, N, &mut xj);
             check_jacobian("cg::solve", &flat, &j, |f| {
@@ -1216,7 +1259,14 @@ mod cg {
             let ta: Vec<Vec<f64>> = t[..N * N].chunks(N).map(<[f64]>::to_vec).collect();
             let mut xt = vec![0.0; N];
             let mut jt = vec![0.0; N];
-            solve_jvp(&a, &b, N, &mut xt, (ta, t[N * N..].to_vec(), vec![0.0; N]), &mut jt);
+            solve_jvp(
+                &a,
+                &b,
+                N,
+                &mut xt,
+                (ta, t[N * N..].to_vec(), vec![0.0; N]),
+                &mut jt,
+            );
             let cj: Vec<f64> = ga.iter().flatten().chain(&gb).copied().collect();
             check_dual("cg::solve", &c, &jt, &cj, &t);
         }
@@ -1294,11 +1344,7 @@ mod gauss_seidel {
     pub fn misfit(f: &[f64], kappa: f64, observed: &[f64]) -> f64 {
         let mut u = vec![0.0; observed.len()];
         relax(f, kappa, 30, &mut u);
-        let data: f64 = u
-            .iter()
-            .zip(observed)
-            .map(|(a, b)| (a - b).powi(2))
-            .sum();
+        let data: f64 = u.iter().zip(observed).map(|(a, b)| (a - b).powi(2)).sum();
         let smooth: f64 = f.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum();
         data + 1e-2 * smooth
     }
@@ -1599,7 +1645,10 @@ pub mod gmm {
 
     #[test]
     fn fisher_identity_and_audit() {
-        let pts: Vec<Vec<f64>> = points(4401, 9, 10, -0.5, 0.5).iter().map(|p| at(p)).collect();
+        let pts: Vec<Vec<f64>> = points(4401, 9, 10, -0.5, 0.5)
+            .iter()
+            .map(|p| at(p))
+            .collect();
         for p in &pts {
             let m = mixture(p);
             let (v, g) = m.log_likelihood_grad(&XS);
@@ -1902,7 +1951,9 @@ mod hmc {
             let c = [x[2], x[3]];
             let (_, cj) = grad_logp_vjp(q, c);
             let j = grad_logp_jacobian(q);
-            check_jacobian("hmc::grad_logp", &q, &j, |y| grad_logp([y[0], y[1]]).to_vec());
+            check_jacobian("hmc::grad_logp", &q, &j, |y| {
+                grad_logp([y[0], y[1]]).to_vec()
+            });
             let by_rows = [
                 j[0][0] * c[0] + j[1][0] * c[1],
                 j[0][1] * c[0] + j[1][1] * c[1],
@@ -2143,14 +2194,18 @@ mod poisson_process {
                 stirling(n),
                 n.ln() + 1.0 / (2.0 * n) - 1.0 / (12.0 * n * n) + 1.0 / (120.0 * n.powi(4)),
                 1.0 / n - 1.0 / (2.0 * n * n) + 1.0 / (6.0 * n.powi(3)) - 1.0 / (30.0 * n.powi(5)),
-                -1.0 / (n * n) + 1.0 / n.powi(3) - 1.0 / (2.0 * n.powi(4)) + 1.0 / (6.0 * n.powi(6)),
+                -1.0 / (n * n) + 1.0 / n.powi(3) - 1.0 / (2.0 * n.powi(4))
+                    + 1.0 / (6.0 * n.powi(6)),
             ];
             assert_all_close(&d, &by_hand, 1e-11, "stirling_derivatives");
         }
         // Against the exact log-factorial: the series' next term, 1/(1260 n⁵), is 8e-9 at n = 10.
         let exact: f64 = (2..=10).map(|k| (k as f64).ln()).sum();
         assert!((log_factorial(10) - exact).abs() < 1e-8);
-        assert_eq!(log_factorial(4), (2..=4).map(|k| (k as f64).ln()).sum::<f64>());
+        assert_eq!(
+            log_factorial(4),
+            (2..=4).map(|k| (k as f64).ln()).sum::<f64>()
+        );
     }
 
     #[test]
@@ -2163,7 +2218,10 @@ mod poisson_process {
         for p in &pts {
             let (a, b) = (p[0], p[1]);
             let (v, g, h) = log_lik_hessian(arr(p), &EDGES, &COUNTS);
-            let mus: Vec<f64> = EDGES.windows(2).map(|w| expected(a, b, w[0], w[1])).collect();
+            let mus: Vec<f64> = EDGES
+                .windows(2)
+                .map(|w| expected(a, b, w[0], w[1]))
+                .collect();
             let value: f64 = mus
                 .iter()
                 .zip(&COUNTS)
@@ -2399,7 +2457,11 @@ mod cloth {
             let (k, damp) = (20.0 + 30.0 * p[0], 0.5 + p[1]);
             let mut out = vec![0.0; 18];
             simulate(k, damp, 0.05, 30, &mut out);
-            assert_eq!(&out[..6], &[0.0, 0.0, 1.0, 0.0, 2.0, 0.0], "the pinned row stays");
+            assert_eq!(
+                &out[..6],
+                &[0.0, 0.0, 1.0, 0.0, 2.0, 0.0],
+                "the pinned row stays"
+            );
             let mut o2 = vec![0.0; 18];
             let j = simulate_jacobian(k, damp, 0.05, 30, &mut o2);
             assert_eq!(o2, out);
@@ -2422,7 +2484,8 @@ mod cloth {
             let fd1 = (sag(k + h, damp) - sag(k - h, damp)) / (2.0 * h);
             assert_close(d[1], fd1, 1e-6, "sag'");
             let g = |s: f64| sag_grad(s, damp).1;
-            let fd2 = (8.0 * (g(k + h) - g(k - h)) - (g(k + 2.0 * h) - g(k - 2.0 * h))) / (12.0 * h);
+            let fd2 =
+                (8.0 * (g(k + h) - g(k - h)) - (g(k + 2.0 * h) - g(k - 2.0 * h))) / (12.0 * h);
             assert_close(d[2], fd2, 1e-5, "sag''");
             let (_, gs, hs) = sag_hessian(k, damp);
             assert_eq!((gs, hs[0][0]), (d[1], d[2]));
@@ -2483,7 +2546,10 @@ mod levenberg {
 
     fn data() -> (Vec<f64>, Vec<f64>) {
         let ts: Vec<f64> = (0..10).map(|i| 0.4 * i as f64).collect();
-        let ys = ts.iter().map(|t| TRUE[0] * (-TRUE[1] * t).exp() + TRUE[2]).collect();
+        let ys = ts
+            .iter()
+            .map(|t| TRUE[0] * (-TRUE[1] * t).exp() + TRUE[2])
+            .collect();
         (ts, ys)
     }
 
@@ -2617,7 +2683,8 @@ mod evidence {
         let m0 = (a22 * b1 - a12 * b2) / det;
         let m1 = (a11 * b2 - a12 * b1) / det;
         // Σ (y - m0 - m1 x)² by the statistics.
-        let sse = syy - 2.0 * (m0 * sy + m1 * sxy) + m0 * m0 * n + 2.0 * m0 * m1 * sx + m1 * m1 * sxx;
+        let sse =
+            syy - 2.0 * (m0 * sy + m1 * sxy) + m0 * m0 * n + 2.0 * m0 * m1 * sx + m1 * m1 * sxx;
         let e = 0.5 * beta * sse + 0.5 * alpha * (m0 * m0 + m1 * m1);
         theta[0] + 0.5 * n * theta[1] - e - 0.5 * det.ln() - 0.5 * n * (2.0 * PI).ln()
     }
@@ -2648,7 +2715,9 @@ mod evidence {
             z[i] = (ys[i] - s) / l[i][i];
         }
         let logdet: f64 = (0..n).map(|i| 2.0 * l[i][i].ln()).sum();
-        -0.5 * z.iter().map(|v| v * v).sum::<f64>() - 0.5 * logdet - 0.5 * n as f64 * (2.0 * PI).ln()
+        -0.5 * z.iter().map(|v| v * v).sum::<f64>()
+            - 0.5 * logdet
+            - 0.5 * n as f64 * (2.0 * PI).ln()
     }
 
     const XS: [f64; 6] = [-1.0, -0.4, 0.1, 0.5, 0.9, 1.6];
@@ -2659,7 +2728,12 @@ mod evidence {
         let pts = points(4481, 2, 10, -1.5, 1.5);
         for p in &pts {
             let v = log_evidence(arr(p), &XS, &YS);
-            assert_close(v, marginal(p[0].exp(), p[1].exp(), &XS, &YS), 1e-10, "evidence");
+            assert_close(
+                v,
+                marginal(p[0].exp(), p[1].exp(), &XS, &YS),
+                1e-10,
+                "evidence",
+            );
             let (_, g) = log_evidence_grad(arr(p), &XS, &YS);
             let mut b = [f64::NAN; 2];
             log_evidence_grad_into(arr(p), &XS, &YS, &mut b);
@@ -2797,7 +2871,11 @@ mod quantile {
             beta[0] -= 0.5 / (1.0 + k as f64).sqrt() * g[0];
         }
         let below = ys.iter().filter(|&&y| y < beta[0]).count() as f64 / 9.0;
-        assert!((below - tau).abs() <= 1.0 / 9.0 + 1e-12, "{below} below {}", beta[0]);
+        assert!(
+            (below - tau).abs() <= 1.0 / 9.0 + 1e-12,
+            "{below} below {}",
+            beta[0]
+        );
     }
 }
 

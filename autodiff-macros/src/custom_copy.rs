@@ -570,7 +570,9 @@ fn returned_closure_inputs(output: &syn::ReturnType) -> Vec<syn::Type> {
         .iter()
         .find_map(|b| match b {
             syn::TypeParamBound::Trait(t) => match &t.path.segments.last()?.arguments {
-                syn::PathArguments::Parenthesized(args) => Some(args.inputs.iter().cloned().collect()),
+                syn::PathArguments::Parenthesized(args) => {
+                    Some(args.inputs.iter().cloned().collect())
+                }
                 _ => None,
             },
             _ => None,

@@ -1002,9 +1002,9 @@ fn why_no_copy_with(
                     if r.mutability.is_none()
                         && !matches!(&*i.index, syn::Expr::Range(_))
                         && matches!(&*i.expr, syn::Expr::Path(p)
-                            if p.path.get_ident().is_some_and(|name| {
-                                self.matrices.iter().any(|m| name == m)
-                            })) =>
+                        if p.path.get_ident().is_some_and(|name| {
+                            self.matrices.iter().any(|m| name == m)
+                        })) =>
                 {
                     self.visit_expr(&i.index);
                 }

@@ -363,7 +363,10 @@ fn bounds(expr: &Expr) -> Option<(&Expr, Option<&Expr>, Option<&Expr>)> {
 /// The name of a path expression (`rows`), or an empty string.
 fn path_name(expr: &Expr) -> String {
     match expr {
-        Expr::Path(p) => p.path.get_ident().map_or_else(String::new, ToString::to_string),
+        Expr::Path(p) => p
+            .path
+            .get_ident()
+            .map_or_else(String::new, ToString::to_string),
         Expr::Paren(p) => path_name(&p.expr),
         _ => String::new(),
     }
