@@ -2301,9 +2301,7 @@ mod viterbi {
                 next[j] = best + emit[t][j];
                 back[t * k + j] = arg;
             }
-            for j in 0..k {
-                score[j] = next[j];
-            }
+            score.copy_from_slice(&next);
         }
         let mut last = 0;
         for j in 1..k {
