@@ -2992,3 +2992,169 @@ mod chebyshev {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (20) Great-circle navigation: the haversine distance (`asin` of a `clamp`ed root, `f64::EPSILON`),
+// the initial bearing by `atan2`, a route's length summed backwards with `.iter().rev()` over
+// a list of leg indices, the nearest waypoint found as an `Option<usize>` read by `match` (`if let`
+// gets a clear error), a
+// penalty `max(0.0)` beyond a range held by `stop_gradient` of the scale, and the route at `order = 2`.
+
+mod navigation {
+    use super::*;
+    use autodiff::{differentiable, stop_gradient};
+
+    pub const R: f64 = 6371.0;
+
+    #[differentiable(order = 2)]
+    pub fn haversine(lat1: f64, lon1: f64, lat2: f64, lon2: f64) -> f64 {
+        let dlat = lat2 - lat1;
+        let dlon = lon2 - lon1;
+        let a = (dlat / 2.0).sin().powi(2) + lat1.cos() * lat2.cos() * (dlon / 2.0).sin().powi(2);
+        let root = (a + f64::EPSILON).sqrt().clamp(0.0, 1.0);
+        2.0 * R * root.asin()
+    }
+
+    #[differentiable]
+    pub fn bearing(lat1: f64, lon1: f64, lat2: f64, lon2: f64) -> f64 {
+        let dlon = lon2 - lon1;
+        let y = dlon.sin() * lat2.cos();
+        let x = lat1.cos() * lat2.sin() - lat1.sin() * lat2.cos() * dlon.cos();
+        y.atan2(x)
+    }
+
+    /// The length of the route through `pts` (`[lat0, lon0, lat1, lon1, ..]`), with a penalty on legs
+    /// longer than `range`, plus the distance from `home` to the nearest waypoint.
+    #[differentiable(wrt(pts), order = 2)]
+    pub fn route(pts: &[f64], home: [f64; 2], range: f64) -> f64 {
+        let n = pts.len() / 2;
+        let legs: Vec<usize> = (1..n).collect();
+        let mut total = 0.0;
+        for &k in legs.iter().rev() {
+            let d = haversine(pts[2 * k - 2], pts[2 * k - 1], pts[2 * k], pts[2 * k + 1]);
+            let scale = stop_gradient(range);
+            total += d + 10.0 * ((d - range) / scale).max(0.0).powi(2);
+        }
+        let mut nearest: Option<usize> = None;
+        let mut best = f64::INFINITY;
+        for k in 0..n {
+            let d = haversine(home[0], home[1], pts[2 * k], pts[2 * k + 1]);
+            if d < best {
+                best = d;
+                nearest = Some(k);
+            }
+        }
+        // `if let Some(k) = nearest` gets a clear error (`if let` is outside API.md): a `match`.
+        match nearest {
+            Some(k) => total += haversine(home[0], home[1], pts[2 * k], pts[2 * k + 1]),
+            None => {}
+        }
+        total
+    }
+
+    #[test]
+    fn distances_bearings_and_route() {
+        // A quarter of the equator, and pole to equator.
+        let q = std::f64::consts::FRAC_PI_2;
+        assert_close(haversine(0.0, 0.0, 0.0, q), R * q, 1e-6, "equator");
+        assert_close(bearing(0.0, 0.0, 0.0, q), q, 1e-12, "due east");
+        for p in points(4511, 4, 12, -1.0, 1.0) {
+            let (_, g) = haversine_grad(p[0], p[1], p[2], p[3]);
+            common::assert_fd_gradient(
+                |x| haversine(x[0], x[1], x[2], x[3]),
+                &p,
+                &[g.0, g.1, g.2, g.3],
+                "haversine",
+            );
+            let (_, gb) = bearing_grad(p[0], p[1], p[2], p[3]);
+            common::assert_fd_gradient(
+                |x| bearing(x[0], x[1], x[2], x[3]),
+                &p,
+                &[gb.0, gb.1, gb.2, gb.3],
+                "bearing",
+            );
+            // Moving the start along the bearing shortens the distance at rate R.
+            let b = bearing(p[0], p[1], p[2], p[3]);
+            let along = g.0 * b.cos() + g.1 * b.sin() / p[0].cos();
+            assert_close(along, -R, 1e-6, "d/ds along the bearing");
+        }
+        let home = [0.1, 0.2];
+        let pts = points(4512, 8, 10, -0.3, 0.3);
+        for x in &pts {
+            let (v, g) = route_grad(x, home, 300.0);
+            assert_eq!(v, route(x, home, 300.0));
+            let mut b = vec![f64::NAN; 8];
+            route_grad_into(x, home, 300.0, &mut b);
+            same_bits(&b, &g, "navigation::route");
+        }
+        audit(
+            &Items {
+                what: "navigation::route",
+                primal: &|x| route(x, home, 300.0),
+                grad: &|x| route_grad(x, home, 300.0),
+                vjp: &|x, d| route_vjp(x, home, 300.0, d),
+                jvp: &|x, t| route_jvp(x, home, 300.0, t.to_vec()),
+                grad_into: &|x| {
+                    let mut b = vec![f64::NAN; 8];
+                    let v = route_grad_into(x, home, 300.0, &mut b);
+                    (v, b)
+                },
+                hvp: Some(&|x, v| route_hvp(x, home, 300.0, v.to_vec())),
+                hessian: Some(&|x| route_hessian(x, home, 300.0)),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (R2) Regression: a local `Option<usize>` (`let mut best: Option<usize> = None; .. best = Some(k);`)
+// read by `match`. `Some(k)` is a call the generic code makes as written and lifts to its float type
+// (`__private::lift`), which had no `Lift` for `Option`: a rustc error inside the generated code, at
+// first order too. `Option<X>` now lifts inside.
+
+mod option_local {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable(order = 2)]
+    pub fn last_positive_squared(x: &[f64]) -> f64 {
+        let mut best: Option<usize> = None;
+        for k in 0..x.len() {
+            if x[k] > 0.0 {
+                best = Some(k);
+            }
+        }
+        match best {
+            Some(k) => x[k] * x[k] * x[0],
+            None => 0.0,
+        }
+    }
+
+    #[test]
+    fn option_index_by_hand() {
+        for p in points(4521, 4, 12, -1.0, 1.0) {
+            let (v, g, h) = last_positive_squared_hessian(&p);
+            assert_eq!(v, last_positive_squared(&p));
+            let mut eg = vec![0.0; 4];
+            let mut eh = vec![vec![0.0; 4]; 4];
+            if let Some(k) = (0..4).rev().find(|&k| p[k] > 0.0) {
+                if k == 0 {
+                    eg[0] = 3.0 * p[0] * p[0];
+                    eh[0][0] = 6.0 * p[0];
+                } else {
+                    eg[k] = 2.0 * p[k] * p[0];
+                    eg[0] = p[k] * p[k];
+                    eh[k][k] = 2.0 * p[0];
+                    eh[k][0] = 2.0 * p[k];
+                    eh[0][k] = 2.0 * p[k];
+                }
+            }
+            assert_all_close(&g, &eg, 1e-15, "gradient by hand");
+            for i in 0..4 {
+                assert_all_close(&h[i], &eh[i], 1e-15, "Hessian by hand");
+            }
+        }
+    }
+}
