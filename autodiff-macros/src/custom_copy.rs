@@ -813,13 +813,7 @@ pub(crate) fn look_up_copies(
             }
             None => String::new(),
         };
-        let message = format!(
-            "`{name}` has no derivatives, and the generic copy of {what} `{function}`, which an \
-             `order = K` function differentiates, calls it with a value that depends on `{function}`'s inputs, \
-             where its result holds a float (or its arguments a reference or an array): put \
-             `#[differentiable]` (or `#[custom_gradient]`) on `{name}`{register}, or make it generic over `T: \
-             Float` (a helper of scalars whose result holds no float, an index or a count, is called as written)"
-        );
+        let message = no_copy_message(&name, what, &function.to_string(), &register);
         let panic = quote_spanned!(found.label.span()=> ::core::panic!(#message));
         markers.extend(quote! {
             #[doc(hidden)]
@@ -834,9 +828,68 @@ pub(crate) fn look_up_copies(
     markers
 }
 
+/// The error of a callee without a generic copy that the generic copy of `function` (a custom function,
+/// `what` says) calls on its inputs: a derivative `#[differentiable]` generated (`f_grad`, `f_hvp`, ..)
+/// cannot be given one by an attribute, so its message says what can be done instead.
+fn no_copy_message(name: &str, what: &str, function: &str, register: &str) -> String {
+    const GENERATED: [&str; 8] = [
+        "_grad",
+        "_grad_into",
+        "_vjp",
+        "_jvp",
+        "_hvp",
+        "_hessian",
+        "_derivatives",
+        "_jacobian",
+    ];
+    let last = name.rsplit("::").next().unwrap_or(name);
+    if register.is_empty()
+        && GENERATED
+            .iter()
+            .any(|s| last.ends_with(s) && last.len() > s.len())
+    {
+        return format!(
+            "`{name}` is a derivative that `#[differentiable]` generates, which has no generic copy: the \
+             generic copy of {what} `{function}`, which an `order = K` function differentiates, calls it with \
+             a value that depends on `{function}`'s inputs, so its derivative cannot be taken once more. \
+             Compute that derivative in `{function}` without the generated item (by hand, or with a \
+             `#[differentiable]` helper written for it), or call `{function}` only from first-order code (if \
+             `{name}` is a function of your own, rename it: its suffix is that of a generated derivative)"
+        );
+    }
+    format!(
+        "`{name}` has no derivatives, and the generic copy of {what} `{function}`, which an \
+         `order = K` function differentiates, calls it with a value that depends on `{function}`'s inputs, \
+         where its result holds a float (or its arguments a reference or an array): put \
+         `#[differentiable]` (or `#[custom_gradient]`) on `{name}`{register}, or make it generic over `T: \
+         Float` (a helper of scalars whose result holds no float, an index or a count, is called as written)"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_generated_derivative_without_a_copy_is_named_as_one() {
+        let generated =
+            no_copy_message("call_price_grad", "the custom function", "implied_vol", "");
+        assert!(
+            generated.contains("is a derivative that `#[differentiable]` generates"),
+            "{generated}"
+        );
+        assert!(
+            !generated.contains("put `#[differentiable]`"),
+            "{generated}"
+        );
+        let hvp = no_copy_message("m::logp_hvp", "the custom function", "grad_logp", "");
+        assert!(hvp.contains("is a derivative"), "{hvp}");
+        // A helper of the user's keeps the advice to give it derivatives.
+        let helper = no_copy_message("logistic", "the custom function", "log1pexp", "");
+        assert!(helper.contains("put `#[differentiable]`"), "{helper}");
+        let gradient = no_copy_message("_grad", "the custom function", "f", "");
+        assert!(gradient.contains("put `#[differentiable]`"), "{gradient}");
+    }
 
     /// The names of `item`'s body that depend on its inputs.
     fn dependent(item: syn::ItemFn) -> Vec<String> {
