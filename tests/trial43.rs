@@ -4,10 +4,13 @@
 //! Projects: the Thomas algorithm (out of place and in place), a Rauch-Tung-Striebel smoother checked
 //! against the posterior of the same model solved densely, the classic optimisation test functions at
 //! `order = 2`/`order = 3`, the Lorenz system by RK4 with its sensitivities, optimal control by single
-//! shooting, a 2-D convolution over const-generic nested arrays, a conjugate-gradient solve, a
-//! Gaussian-mixture EM step, an implied volatility by bisection behind a custom gradient, a
-//! Chebyshev fit, quantile regression, a neural ODE, a Poisson-process likelihood with Stirling terms,
-//! Gauss-Seidel sweeps with an early exit, and a max-plus (Viterbi) dynamic programme.
+//! shooting, a 2-D convolution over const-generic nested arrays, a conjugate-gradient solve,
+//! Gauss-Seidel sweeps with an early exit, a Gaussian-mixture struct with an EM step, an implied
+//! volatility by bisection behind a custom gradient, a Hamiltonian Monte Carlo leapfrog through a
+//! custom gradient over arrays, a neural ODE struct, a Poisson-process likelihood with Stirling terms,
+//! a max-plus (Viterbi) dynamic programme, a mass-spring cloth, Levenberg-Marquardt through
+//! `_jacobian`, Bayesian linear-regression evidence, quantile regression, a Chebyshev series, and
+//! great-circle navigation; and two regressions (`rows_passed_on`, `option_local`) of fixes made here.
 //!
 //! For each: the value against a plain or independent computation, `_grad` against central
 //! differences on seeded points (and by hand where the formula is short), `_grad_into` bit for bit
