@@ -454,6 +454,17 @@ impl<S, X: Lift<S>> Lift<S> for Vec<X> {
     }
 }
 
+/// An `Option` of such a value, inside: `Some(k)` of a local `Option<usize>` (the nearest index found in a
+/// loop), a call by the variant's name that the generic copy makes as written.
+impl<S, X: Lift<S>> Lift<S> for Option<X> {
+    type Out = Option<X::Out>;
+    type Kind = X::Kind;
+    #[inline]
+    fn lift(self) -> Option<X::Out> {
+        self.map(Lift::lift)
+    }
+}
+
 /// An array of such values, element by element: a field of a constant struct read in a generic copy.
 impl<S, X: Lift<S>, const N: usize> Lift<S> for [X; N] {
     type Out = [X::Out; N];

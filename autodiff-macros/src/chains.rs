@@ -50,7 +50,7 @@ pub(crate) fn desugar(item: &syn::ItemFn, errors: &mut Errors) -> syn::ItemFn {
     let mut temporaries = 0;
     crate::array_patterns::desugar(&mut item.block, &mut temporaries);
     crate::slice_writes::array_outputs_assigned(&mut item.block, &item.sig);
-    crate::slice_writes::desugar(&mut item.block, &mut temporaries, errors);
+    crate::slice_writes::desugar(&mut item.block, &item.sig, &mut temporaries, errors);
     if !mentions_closures_or_iterators(&item.block) {
         crate::tuple_data::desugar(&mut item, &mut temporaries, errors);
         return item;

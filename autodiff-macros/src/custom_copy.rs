@@ -152,8 +152,11 @@ pub(crate) struct Names {
     /// The names that hold arrays (slice parameters, `vec![..]`, `[a, b]`, `.to_vec()`, `.collect()`),
     /// which are no scalars to pass as written.
     arrays: FastSet<String>,
-    /// The parameters' types.
+    /// The parameters' types, and the closures' (written on the closure, else those of the returned
+    /// `impl Fn(..)`).
     types: crate::hash::FastMap<String, syn::Type>,
+    /// The argument types of the `impl Fn(..)` the function returns beside its value.
+    closure_inputs: Vec<syn::Type>,
 }
 
 impl Names {
@@ -176,6 +179,7 @@ impl Names {
                 .iter()
                 .map(|p| (p.name.clone(), p.ty.clone()))
                 .collect(),
+            closure_inputs: returned_closure_inputs(&item.sig.output),
         };
         // Until nothing changes: a local assigned from a dependent value after its first use.
         loop {
@@ -512,9 +516,27 @@ impl<'a> Visit<'a> for Bind<'_> {
         syn::visit::visit_expr_let(self, l);
     }
     // A closure's parameters: the cotangent, which carries tangents in an `order = K` caller's sweep.
+    // Typed as written on the closure or in the returned `impl Fn(..)`: a cotangent of an array
+    // (`impl Fn([f64; 2]) -> ..`) is an array, which a call in the closure passes on as one.
     fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
-        for input in &c.inputs {
+        for (i, input) in c.inputs.iter().enumerate() {
             self.bind(input, true, true);
+            let (pat, ty) = match input {
+                Pat::Type(t) => (&*t.pat, Some(&*t.ty)),
+                other => (other, None),
+            };
+            let ty = ty.or_else(|| {
+                (c.inputs.len() == self.names.closure_inputs.len())
+                    .then(|| &self.names.closure_inputs[i])
+            });
+            if let (Pat::Ident(p), Some(ty)) = (pat, ty) {
+                let name = p.ident.to_string();
+                let scalar = matches!(ty, syn::Type::Path(t) if t.path.is_ident(self.float));
+                if !scalar {
+                    self.names.arrays.insert(name.clone());
+                }
+                self.names.types.insert(name, ty.clone());
+            }
         }
         syn::visit::visit_expr_closure(self, c);
     }
@@ -531,6 +553,31 @@ impl<'a> Visit<'a> for Bind<'_> {
     fn visit_use_name(&mut self, n: &'a syn::UseName) {
         self.names.locals.insert(n.ident.to_string());
     }
+}
+
+/// The argument types of the `impl Fn(..)` in a custom function's return type `(R, impl Fn(..) -> ..)`.
+fn returned_closure_inputs(output: &syn::ReturnType) -> Vec<syn::Type> {
+    let syn::ReturnType::Type(_, ty) = output else {
+        return Vec::new();
+    };
+    let syn::Type::Tuple(t) = &**ty else {
+        return Vec::new();
+    };
+    let Some(syn::Type::ImplTrait(i)) = t.elems.iter().nth(1) else {
+        return Vec::new();
+    };
+    i.bounds
+        .iter()
+        .find_map(|b| match b {
+            syn::TypeParamBound::Trait(t) => match &t.path.segments.last()?.arguments {
+                syn::PathArguments::Parenthesized(args) => {
+                    Some(args.inputs.iter().cloned().collect())
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .unwrap_or_default()
 }
 
 /// The calls by a bare name, sorted.
@@ -766,13 +813,7 @@ pub(crate) fn look_up_copies(
             }
             None => String::new(),
         };
-        let message = format!(
-            "`{name}` has no derivatives, and the generic copy of {what} `{function}`, which an \
-             `order = K` function differentiates, calls it with a value that depends on `{function}`'s inputs, \
-             where its result holds a float (or its arguments a reference or an array): put \
-             `#[differentiable]` (or `#[custom_gradient]`) on `{name}`{register}, or make it generic over `T: \
-             Float` (a helper of scalars whose result holds no float, an index or a count, is called as written)"
-        );
+        let message = no_copy_message(&name, what, &function.to_string(), &register);
         let panic = quote_spanned!(found.label.span()=> ::core::panic!(#message));
         markers.extend(quote! {
             #[doc(hidden)]
@@ -787,9 +828,68 @@ pub(crate) fn look_up_copies(
     markers
 }
 
+/// The error of a callee without a generic copy that the generic copy of `function` (a custom function,
+/// `what` says) calls on its inputs: a derivative `#[differentiable]` generated (`f_grad`, `f_hvp`, ..)
+/// cannot be given one by an attribute, so its message says what can be done instead.
+fn no_copy_message(name: &str, what: &str, function: &str, register: &str) -> String {
+    const GENERATED: [&str; 8] = [
+        "_grad",
+        "_grad_into",
+        "_vjp",
+        "_jvp",
+        "_hvp",
+        "_hessian",
+        "_derivatives",
+        "_jacobian",
+    ];
+    let last = name.rsplit("::").next().unwrap_or(name);
+    if register.is_empty()
+        && GENERATED
+            .iter()
+            .any(|s| last.ends_with(s) && last.len() > s.len())
+    {
+        return format!(
+            "`{name}` is a derivative that `#[differentiable]` generates, which has no generic copy: the \
+             generic copy of {what} `{function}`, which an `order = K` function differentiates, calls it with \
+             a value that depends on `{function}`'s inputs, so its derivative cannot be taken once more. \
+             Compute that derivative in `{function}` without the generated item (by hand, or with a \
+             `#[differentiable]` helper written for it), or call `{function}` only from first-order code (if \
+             `{name}` is a function of your own, rename it: its suffix is that of a generated derivative)"
+        );
+    }
+    format!(
+        "`{name}` has no derivatives, and the generic copy of {what} `{function}`, which an \
+         `order = K` function differentiates, calls it with a value that depends on `{function}`'s inputs, \
+         where its result holds a float (or its arguments a reference or an array): put \
+         `#[differentiable]` (or `#[custom_gradient]`) on `{name}`{register}, or make it generic over `T: \
+         Float` (a helper of scalars whose result holds no float, an index or a count, is called as written)"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_generated_derivative_without_a_copy_is_named_as_one() {
+        let generated =
+            no_copy_message("call_price_grad", "the custom function", "implied_vol", "");
+        assert!(
+            generated.contains("is a derivative that `#[differentiable]` generates"),
+            "{generated}"
+        );
+        assert!(
+            !generated.contains("put `#[differentiable]`"),
+            "{generated}"
+        );
+        let hvp = no_copy_message("m::logp_hvp", "the custom function", "grad_logp", "");
+        assert!(hvp.contains("is a derivative"), "{hvp}");
+        // A helper of the user's keeps the advice to give it derivatives.
+        let helper = no_copy_message("logistic", "the custom function", "log1pexp", "");
+        assert!(helper.contains("put `#[differentiable]`"), "{helper}");
+        let gradient = no_copy_message("_grad", "the custom function", "f", "");
+        assert!(gradient.contains("put `#[differentiable]`"), "{gradient}");
+    }
 
     /// The names of `item`'s body that depend on its inputs.
     fn dependent(item: syn::ItemFn) -> Vec<String> {

@@ -995,6 +995,19 @@ fn why_no_copy_with(
                     self.visit_expr(&i.expr);
                     self.visit_expr(&i.index);
                 }
+                // `&m[i]`: a row of a matrix parameter lent whole (`let row = &m[i];`, as a loop over
+                // `iter_mut().zip(m)` binds it, `slice_writes.rs`), read by index or passed on; a row
+                // of the copy's float type, with no arithmetic on a `&f64`.
+                syn::Expr::Index(i)
+                    if r.mutability.is_none()
+                        && !matches!(&*i.index, syn::Expr::Range(_))
+                        && matches!(&*i.expr, syn::Expr::Path(p)
+                        if p.path.get_ident().is_some_and(|name| {
+                            self.matrices.iter().any(|m| name == m)
+                        })) =>
+                {
+                    self.visit_expr(&i.index);
+                }
                 _ => self.fail("its body takes a reference (`&`)".into()),
             }
         }

@@ -11,13 +11,78 @@ use syn::{Expr, Stmt};
 
 /// Rewrites the statements of `block`; `temporaries` numbers the loop counters, `errors` gets what writes
 /// `&mut` elements in a form this cannot rewrite.
-pub(crate) fn desugar(block: &mut syn::Block, temporaries: &mut usize, errors: &mut Errors) {
+pub(crate) fn desugar(
+    block: &mut syn::Block,
+    sig: &syn::Signature,
+    temporaries: &mut usize,
+    errors: &mut Errors,
+) {
     Rewrite {
         temporaries,
         errors,
         copies: true,
+        vec_rows: vec_row_matrices(sig, block),
     }
     .visit_block_mut(block);
+}
+
+/// The parameters and typed locals whose rows are `Vec`s (`&[Vec<T>]`, `&Vec<Vec<T>>`, `Vec<Vec<T>>`):
+/// an element of one, which cannot be moved out, is bound by reference (`let row = &rows[i];`) even
+/// where the body passes it on bare (`inner(row, x)`, a callee taking `&[T]`), as Rust's iterator
+/// hands it out. Rows of nested arrays are `Copy` and may be passed by value, so stay as `rows_of` says.
+fn vec_row_matrices(sig: &syn::Signature, block: &syn::Block) -> crate::hash::FastSet<String> {
+    fn rows_are_vecs(ty: &syn::Type) -> bool {
+        let element = match ty {
+            syn::Type::Reference(r) => return rows_are_vecs(&r.elem),
+            syn::Type::Paren(p) => return rows_are_vecs(&p.elem),
+            syn::Type::Slice(s) => &*s.elem,
+            syn::Type::Path(p) => match vec_element(p) {
+                Some(e) => e,
+                None => return false,
+            },
+            _ => return false,
+        };
+        matches!(element, syn::Type::Path(p) if vec_element(p).is_some())
+    }
+    fn vec_element(p: &syn::TypePath) -> Option<&syn::Type> {
+        let last = p.path.segments.last()?;
+        if last.ident != "Vec" {
+            return None;
+        }
+        let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+            return None;
+        };
+        match args.args.first()? {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        }
+    }
+    struct Typed<'a>(&'a mut crate::hash::FastSet<String>);
+    impl<'ast> syn::visit::Visit<'ast> for Typed<'_> {
+        fn visit_local(&mut self, local: &'ast syn::Local) {
+            if let syn::Pat::Type(t) = &local.pat {
+                if let syn::Pat::Ident(p) = &*t.pat {
+                    if rows_are_vecs(&t.ty) {
+                        self.0.insert(p.ident.to_string());
+                    }
+                }
+            }
+            syn::visit::visit_local(self, local);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut names = crate::hash::FastSet::default();
+    for input in &sig.inputs {
+        if let syn::FnArg::Typed(t) = input {
+            if let syn::Pat::Ident(p) = &*t.pat {
+                if rows_are_vecs(&t.ty) {
+                    names.insert(p.ident.to_string());
+                }
+            }
+        }
+    }
+    syn::visit::Visit::visit_block(&mut Typed(&mut names), block);
+    names
 }
 
 // Input:  fn f(x: &[f64; 2], out: &mut [f64; 3]) { *out = [x[0], x[1], 1.0]; }
@@ -99,6 +164,7 @@ pub(crate) fn desugar_element_loops(block: &mut syn::Block) {
         temporaries: &mut 0,
         errors: &mut Errors::default(),
         copies: false,
+        vec_rows: Default::default(),
     }
     .visit_block_mut(block);
 }
@@ -108,6 +174,8 @@ struct Rewrite<'a> {
     errors: &'a mut Errors,
     /// Whether `fill`, `copy_from_slice` and `clone_from_slice` are rewritten too.
     copies: bool,
+    /// The matrices whose rows are `Vec`s (`vec_row_matrices`).
+    vec_rows: crate::hash::FastSet<String>,
 }
 
 impl VisitMut for Rewrite<'_> {
@@ -292,6 +360,18 @@ fn bounds(expr: &Expr) -> Option<(&Expr, Option<&Expr>, Option<&Expr>)> {
 }
 
 /// A receiver the loop can index: a name (`out`, `self.w` is not one) or an element of one (`m[i]`).
+/// The name of a path expression (`rows`), or an empty string.
+fn path_name(expr: &Expr) -> String {
+    match expr {
+        Expr::Path(p) => p
+            .path
+            .get_ident()
+            .map_or_else(String::new, ToString::to_string),
+        Expr::Paren(p) => path_name(&p.expr),
+        _ => String::new(),
+    }
+}
+
 fn is_place(expr: &Expr) -> bool {
     match expr {
         Expr::Path(p) => p.path.get_ident().is_some(),
@@ -462,7 +542,8 @@ impl Rewrite<'_> {
                         if p.by_ref.is_none()
                             && p.subpat.is_none()
                             && p.mutability.is_none()
-                            && binds.rows.contains(&p.ident.to_string()) =>
+                            && (binds.rows.contains(&p.ident.to_string())
+                                || self.vec_rows.contains(&path_name(target))) =>
                     {
                         binds.lets.push(quote!(let #p = &#place;));
                         true
@@ -851,12 +932,34 @@ mod tests {
     }
 
     #[test]
+    fn a_vec_row_passed_on_bare_is_bound_by_reference() {
+        let sig: syn::Signature =
+            syn::parse_quote!(fn f(a: &[Vec<f64>], m: [[f64; 3]; 2], y: &mut [f64], z: &mut [f64]));
+        let mut block: syn::Block = syn::parse_quote!({
+            for (yi, row) in y.iter_mut().zip(a) {
+                *yi = total(row);
+            }
+            for (zi, row) in z.iter_mut().zip(m) {
+                *zi = cube(row);
+            }
+        });
+        let mut errors = Errors::default();
+        desugar(&mut block, &sig, &mut 0, &mut errors);
+        assert_eq!(errors.len(), 0);
+        let text = tokens(&block);
+        // The `Vec` row by reference, the `Copy` array row by value, as Rust's iterators hand them out.
+        assert!(text.contains("let row = & a ["), "{text}");
+        assert!(text.contains("let row = m ["), "{text}");
+    }
+
+    #[test]
     fn an_array_made_for_a_copy_is_bound_before_the_writes() {
         let mut block: syn::Block = syn::parse_quote!({
             out.copy_from_slice(&[out[1] * x, out[0]]);
         });
         let mut errors = Errors::default();
-        desugar(&mut block, &mut 0, &mut errors);
+        let sig: syn::Signature = syn::parse_quote!(fn f(x: f64, out: &mut [f64]));
+        desugar(&mut block, &sig, &mut 0, &mut errors);
         assert_eq!(errors.len(), 0);
         let text = tokens(&block);
         // Evaluated once, before the loop writes `out` (the value reads `out`'s incoming elements).
