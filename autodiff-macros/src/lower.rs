@@ -104,6 +104,9 @@ struct Lowering<'a> {
     param_vars: Vec<Var>,
     /// The flattened matrix parameters, with the arrays of their row offsets (`lower/matrices.rs`).
     matrices: crate::hash::FastMap<Array, Array>,
+    /// The local matrices of `vec![..]` whose rows are arrays (`vec![[0.0; 2]; n]`, a `Vec<[T; 2]>`), with
+    /// the rows' length: a row is held as the `[T; N]` it is (`HeldAs::Row`), which a call takes by value.
+    array_rows: crate::hash::FastMap<Array, proc_macro2::TokenStream>,
     /// For a nested array deeper than a matrix (`[[[T; K]; M]; N]`), the arrays of the offsets of its levels
     /// above the rows, outermost first (`lower/matrices.rs`); none for a matrix.
     outer_levels: crate::hash::FastMap<Array, Vec<Array>>,
@@ -150,6 +153,7 @@ pub(crate) fn lower(
         loop_scopes: Vec::new(),
         param_vars: Vec::new(),
         matrices: Default::default(),
+        array_rows: Default::default(),
         outer_levels: Default::default(),
         windows: Default::default(),
         row_values: Default::default(),

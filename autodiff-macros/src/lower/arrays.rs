@@ -780,7 +780,12 @@ impl Lowering<'_> {
             return self.new_deep_local(deep, false, hint);
         }
         if let Some(matrix) = super::matrices::MatrixInit::of(&parsed) {
-            return self.new_local_matrix(matrix, hint);
+            let row_len = super::matrices::array_row_len(&parsed);
+            let made = self.new_local_matrix(matrix, hint);
+            if let (Operand::Array(flat), Some(len)) = (&made, row_len) {
+                self.array_rows.insert(*flat, len);
+            }
+            return made;
         }
         let init = match parsed {
             VecArgs::Repeat(value, len) => ArrayInit::Repeat {

@@ -473,6 +473,9 @@ impl Lowering<'_> {
         if let Some((_, cols)) = info.matrix.as_ref().and_then(|m| m.fixed.as_ref()) {
             return Some(cols.clone());
         }
+        if let Some(len) = self.array_rows.get(&flat) {
+            return Some(len.clone());
+        }
         let mut ty = self.param_types.get(info.param?)?;
         while let syn::Type::Reference(r) = ty {
             ty = &r.elem;
@@ -592,6 +595,32 @@ impl MatrixInit {
                 .collect::<Option<Vec<_>>>()
                 .map(MatrixInit::Rows),
             VecArgs::Elements(_) => None,
+        }
+    }
+}
+
+// Input:  vec![[0.0; 3]; n]          vec![[a, b], [c, d]]          vec![vec![0.0; 3]; n]
+// Output: Some(3)                    Some(2)                       None
+/// The length of the rows of a `vec![..]` of rows written as arrays (`[..]`, a `Vec<[T; N]>`), where the
+/// source shows one length for all of them.
+pub(super) fn array_row_len(args: &super::arrays::VecArgs) -> Option<proc_macro2::TokenStream> {
+    use super::arrays::VecArgs;
+    let len = |row: &Expr| match strip_parens(row) {
+        Expr::Repeat(r) => Some(r.len.to_token_stream()),
+        Expr::Array(a) => {
+            let n = a.elems.len();
+            Some(quote!(#n))
+        }
+        _ => None,
+    };
+    match args {
+        VecArgs::Repeat(row, _) => len(row),
+        VecArgs::Elements(rows) => {
+            let lens = rows.iter().map(len).collect::<Option<Vec<_>>>()?;
+            let first = lens.first()?.to_string();
+            lens.iter()
+                .all(|l| l.to_string() == first)
+                .then(|| lens[0].clone())
         }
     }
 }
@@ -785,5 +814,28 @@ impl Lowering<'_> {
             );
         }
         product
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::array_row_len;
+    use crate::lower::arrays::parse_vec;
+
+    fn row_len(tokens: proc_macro2::TokenStream) -> Option<String> {
+        let m: syn::ExprMacro = syn::parse2(tokens).expect("a vec! macro");
+        array_row_len(&parse_vec(&m).expect("its arguments")).map(|t| t.to_string())
+    }
+
+    #[test]
+    fn the_rows_of_a_vec_of_arrays_have_a_length() {
+        assert_eq!(row_len(quote::quote!(vec![[0.0; 3]; n])), Some("3".into()));
+        assert_eq!(
+            row_len(quote::quote!(vec![[a, b], [c, d]])),
+            Some("2usize".into())
+        );
+        assert_eq!(row_len(quote::quote!(vec![[a, b], [c]])), None);
+        assert_eq!(row_len(quote::quote!(vec![vec![0.0; 3]; n])), None);
+        assert_eq!(row_len(quote::quote!(vec![[0.0; K]; n])), Some("K".into()));
     }
 }
