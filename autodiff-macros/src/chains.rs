@@ -1515,18 +1515,21 @@ impl Desugar<'_> {
         let s = paren((*m.receiver).clone());
         let k = paren(m.args[0].clone());
         let i = self.fresh("window");
+        // The window spanned at the method, where an error about it points (a sub-slice of a matrix's
+        // rows: `pts.windows(2)` of `pts: &[[f64; 2]]`).
+        let at = m.method.span();
         let (range, window): (Expr, Expr) = match m.method.to_string().as_str() {
             "windows" => (
                 syn::parse_quote!(0..(#s.len() + 1).saturating_sub(#k)),
-                syn::parse_quote!(&#s[#i..#i + #k]),
+                syn::parse_quote_spanned!(at=> &#s[#i..#i + #k]),
             ),
             "chunks" => (
                 syn::parse_quote!(0..(#s.len() + #k - 1) / #k),
-                syn::parse_quote!(&#s[#i * #k..usize::min(#i * #k + #k, #s.len())]),
+                syn::parse_quote_spanned!(at=> &#s[#i * #k..usize::min(#i * #k + #k, #s.len())]),
             ),
             _ => (
                 syn::parse_quote!(0..#s.len() / #k),
-                syn::parse_quote!(&#s[#i * #k..#i * #k + #k]),
+                syn::parse_quote_spanned!(at=> &#s[#i * #k..#i * #k + #k]),
             ),
         };
         (range, i, window)
