@@ -529,6 +529,28 @@ impl Stmt {
         }
     }
 
+    /// The blocks nested in this statement, to change ([`Stmt::blocks`]).
+    pub(crate) fn blocks_mut(&mut self) -> Vec<&mut Block> {
+        match self {
+            Stmt::If {
+                then_block,
+                else_block,
+                ..
+            } => vec![then_block, else_block],
+            Stmt::Match { arms, .. } => arms.iter_mut().map(|arm| &mut arm.block).collect(),
+            Stmt::Loop(l) => {
+                let l = &mut **l;
+                l.cond.iter_mut().chain([&mut l.body]).collect()
+            }
+            Stmt::Let { .. }
+            | Stmt::Store { .. }
+            | Stmt::Push { .. }
+            | Stmt::Truncate { .. }
+            | Stmt::NewArray { .. }
+            | Stmt::CallOut { .. } => Vec::new(),
+        }
+    }
+
     /// The blocks nested in this statement.
     pub(crate) fn blocks(&self) -> Vec<&Block> {
         match self {

@@ -85,7 +85,7 @@ fn mark(block: &mut Block, in_place: &BTreeSet<Array>, dropped: &mut BTreeSet<Va
                 marked = true;
             }
         }
-        for inner in blocks_mut(stmt) {
+        for inner in stmt.blocks_mut() {
             marked |= mark(inner, in_place, dropped);
         }
     }
@@ -137,7 +137,7 @@ fn lengths(
                 measured = true;
             }
         }
-        for inner in blocks_mut(stmt) {
+        for inner in stmt.blocks_mut() {
             measured |= lengths(inner, offsets, defs, dropped);
         }
     }
@@ -176,33 +176,11 @@ fn prune(block: &mut Block, used: &BTreeSet<Var>, candidates: &mut BTreeSet<Var>
     });
     candidates.extend(read);
     for stmt in &mut block.stmts {
-        for inner in blocks_mut(stmt) {
+        for inner in stmt.blocks_mut() {
             removed |= prune(inner, used, candidates);
         }
     }
     removed
-}
-
-/// The blocks nested in `stmt`, to change.
-fn blocks_mut(stmt: &mut Stmt) -> Vec<&mut Block> {
-    match stmt {
-        Stmt::If {
-            then_block,
-            else_block,
-            ..
-        } => vec![then_block, else_block],
-        Stmt::Match { arms, .. } => arms.iter_mut().map(|arm| &mut arm.block).collect(),
-        Stmt::Loop(l) => {
-            let l = &mut **l;
-            l.cond.iter_mut().chain([&mut l.body]).collect()
-        }
-        Stmt::Let { .. }
-        | Stmt::Store { .. }
-        | Stmt::Push { .. }
-        | Stmt::Truncate { .. }
-        | Stmt::NewArray { .. }
-        | Stmt::CallOut { .. } => Vec::new(),
-    }
 }
 
 #[cfg(test)]
