@@ -68,6 +68,8 @@ struct Blocks {
     /// The functions the file declares among a module's items, read once where asked
     /// ([`sibling_integer_parameters`]).
     functions: std::cell::OnceCell<FunctionsOfModules>,
+    /// The byte offset where each line begins, the first line's 0 first ([`offset_of`]).
+    line_starts: Vec<usize>,
 }
 
 /// [`module_functions`]' answer.
@@ -94,13 +96,42 @@ impl Blocks {
     /// The blocks of the source file `text`, its declarations read later, where asked.
     fn new(text: String) -> Self {
         let (blocks, headers) = scan(&text);
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(at, _)| at + 1))
+            .collect();
         Blocks {
             text,
             blocks,
             headers,
             types: std::cell::OnceCell::new(),
             functions: std::cell::OnceCell::new(),
+            line_starts,
         }
+    }
+
+    /// The types the file declares ([`declared_types`]), read where first asked.
+    fn types(&self) -> &HashMap<(Vec<String>, String), Declared> {
+        self.read_declarations();
+        self.types.get_or_init(HashMap::new)
+    }
+
+    /// The functions the file declares among a module's items ([`module_functions`]), read where first
+    /// asked.
+    fn functions(&self) -> &FunctionsOfModules {
+        self.read_declarations();
+        self.functions.get_or_init(HashMap::new)
+    }
+
+    /// Parses the file once for both [`Blocks::types`] and [`Blocks::functions`] (a parse of the file is
+    /// most of what either costs; the parsed file itself cannot be kept, its spans being tied to this
+    /// expansion's thread).
+    fn read_declarations(&self) {
+        if self.types.get().is_some() && self.functions.get().is_some() {
+            return;
+        }
+        let file = syn::parse_file(&self.text).ok();
+        let _ = self.types.set(declared_types(file.as_ref()));
+        let _ = self.functions.set(module_functions(file.as_ref()));
     }
 }
 
@@ -263,7 +294,7 @@ fn call_site<T>(answer: impl FnOnce(&Blocks, usize) -> T) -> Option<T> {
         *entry = (stamp, read);
     }
     let blocks = entry.1.as_ref()?;
-    let offset = offset_of(&blocks.text, line, column)?;
+    let offset = offset_of(&blocks.text, &blocks.line_starts, line, column)?;
     Some(answer(blocks, offset))
 }
 
@@ -503,7 +534,7 @@ fn declared_in<'a>(
     module: &[String],
     name: &str,
 ) -> Option<(&'a Declared, Vec<String>)> {
-    let types = blocks.types.get_or_init(|| declared_types(&blocks.text));
+    let types = blocks.types();
     let (mut found, mut at) = (0..=module.len()).rev().find_map(|depth| {
         let at = module[..depth].to_vec();
         types.get(&(at.clone(), name.to_owned())).map(|d| (d, at))
@@ -615,9 +646,9 @@ fn module_at(blocks: &Blocks, offset: usize) -> Vec<String> {
         .collect()
 }
 
-/// The type names that `text`, a source file, declares, by the inline modules they are declared in
-/// (outermost first) and name, with what it shows of them; empty where it does not parse.
-fn declared_types(text: &str) -> HashMap<(Vec<String>, String), Declared> {
+/// The type names that `file`, a parsed source file, declares, by the inline modules they are declared in
+/// (outermost first) and name, with what it shows of them; empty where it did not parse (`None`).
+fn declared_types(file: Option<&syn::File>) -> HashMap<(Vec<String>, String), Declared> {
     use syn::visit::Visit;
     #[derive(Default)]
     struct Types {
@@ -704,11 +735,11 @@ fn declared_types(text: &str) -> HashMap<(Vec<String>, String), Declared> {
             syn::visit::visit_item_impl(self, item);
         }
     }
-    let Ok(file) = syn::parse_file(text) else {
+    let Some(file) = file else {
         return HashMap::new();
     };
     let mut types = Types::default();
-    types.visit_file(&file);
+    types.visit_file(file);
     types.found
 }
 
@@ -759,9 +790,7 @@ pub(crate) fn sibling_integer_parameters(callee: &syn::Path) -> Option<Vec<bool>
 /// its top) or names a module or function the file does not declare inline.
 fn path_integer_parameters(blocks: &Blocks, offset: usize, names: &[String]) -> Option<Vec<bool>> {
     let (name, modules) = names.split_last()?;
-    let functions = blocks
-        .functions
-        .get_or_init(|| module_functions(&blocks.text));
+    let functions = blocks.functions();
     let one = |module: Vec<String>, callee: String| match functions.get(&(module, callee)) {
         Some(found) if found.len() == 1 => Some(found[0].integers.clone()),
         _ => None,
@@ -846,9 +875,7 @@ fn impl_type_at(blocks: &Blocks, offset: usize) -> Option<String> {
 
 /// [`sibling_integer_parameters`] of the file `blocks` at the byte `offset`.
 fn integer_parameters_at(blocks: &Blocks, offset: usize, callee: &str) -> Option<Vec<bool>> {
-    let functions = blocks
-        .functions
-        .get_or_init(|| module_functions(&blocks.text));
+    let functions = blocks.functions();
     let found = sibling_at(functions, blocks, offset, callee)?;
     // An enum the file declares (and that nothing else of the name may make a struct): data, no float.
     let data_enum = |name: &Option<String>| {
@@ -902,9 +929,7 @@ pub(crate) fn plain_sibling(callee: &str) -> bool {
 /// `#[differentiable]` (and no body declaring one of that name)? `false` where the source does not show it.
 pub(crate) fn differentiable_sibling_fn(callee: &str) -> bool {
     call_site(|blocks, offset| {
-        let functions = blocks
-            .functions
-            .get_or_init(|| module_functions(&blocks.text));
+        let functions = blocks.functions();
         sibling_at(functions, blocks, offset, callee).is_some_and(|f| f.differentiable)
     })
     .unwrap_or(false)
@@ -912,20 +937,18 @@ pub(crate) fn differentiable_sibling_fn(callee: &str) -> bool {
 
 /// [`plain_sibling`] of the file `blocks` at the byte `offset`.
 fn plain_sibling_at(blocks: &Blocks, offset: usize, callee: &str) -> bool {
-    let functions = blocks
-        .functions
-        .get_or_init(|| module_functions(&blocks.text));
+    let functions = blocks.functions();
     // (A `use` of the name, or a type of it, may bring a registration's stand-in for it.)
     !blocks.text.contains("gradient_of")
         && declared_at(blocks, offset, callee).is_none()
         && sibling_at(functions, blocks, offset, callee).is_some_and(|f| f.plain)
 }
 
-/// The functions of `text`, a source file, declared among a module's items, by their module (outermost
+/// The functions of `file`, a parsed source file, declared among a module's items, by their module (outermost
 /// first) and name: for each declaration, whether each parameter's type is an integer or `bool`. Functions
 /// declared in bodies are keyed `{body}name` at the top, so that a name one of them takes is known to be
-/// ambiguous. Empty where the file does not parse.
-fn module_functions(text: &str) -> FunctionsOfModules {
+/// ambiguous. Empty where the file did not parse (`None`).
+fn module_functions(file: Option<&syn::File>) -> FunctionsOfModules {
     use syn::visit::Visit;
     const INTEGERS: &[&str] = &[
         "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128",
@@ -1032,12 +1055,12 @@ fn module_functions(text: &str) -> FunctionsOfModules {
             }
         }
     }
-    let Ok(file) = syn::parse_file(text) else {
+    let Some(file) = file else {
         return HashMap::new();
     };
     let mut out = HashMap::new();
     items(&file.items, &mut Vec::new(), &mut out);
-    Nested(&mut out).visit_file(&file);
+    Nested(&mut out).visit_file(file);
     out
 }
 
@@ -1156,13 +1179,10 @@ fn is_ident_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
-/// The byte offset of a 1-based line and a 1-based column counted in characters.
-fn offset_of(text: &str, line: usize, column: usize) -> Option<usize> {
-    let start = match line {
-        0 => return None,
-        1 => 0,
-        _ => text.match_indices('\n').nth(line - 2)?.0 + 1,
-    };
+/// The byte offset of a 1-based line and a 1-based column counted in characters, in `text` whose lines
+/// begin at `line_starts`.
+fn offset_of(text: &str, line_starts: &[usize], line: usize, column: usize) -> Option<usize> {
+    let start = *line_starts.get(line.checked_sub(1)?)?;
     let rest = &text[start..];
     rest.char_indices()
         .nth(column.checked_sub(1)?)
@@ -1486,8 +1506,8 @@ mod tests {
         ));
         let differentiable = |source: &str| {
             let (blocks, offset) = here(source);
-            let functions = module_functions(&blocks.text);
-            sibling_at(&functions, &blocks, offset, "helper").is_some_and(|f| f.differentiable)
+            sibling_at(blocks.functions(), &blocks, offset, "helper")
+                .is_some_and(|f| f.differentiable)
         };
         assert!(differentiable(
             "#[differentiable(order = 2)] fn helper(v: f64) -> f64 { v } #[here] fn f() {}"
@@ -1801,10 +1821,13 @@ mod tests {
     #[test]
     fn positions_are_lines_and_character_columns() {
         let text = "ab\nµ#x\n";
-        assert_eq!(offset_of(text, 1, 1), Some(0));
-        assert_eq!(offset_of(text, 2, 2), Some(5));
+        let blocks = Blocks::new(text.to_owned());
+        let at = |line, column| offset_of(text, &blocks.line_starts, line, column);
+        assert_eq!(at(1, 1), Some(0));
+        assert_eq!(at(2, 2), Some(5));
         assert_eq!(&text[5..6], "#");
-        assert_eq!(offset_of(text, 9, 1), None);
-        assert_eq!(offset_of(text, 0, 1), None);
+        assert_eq!(at(3, 1), None);
+        assert_eq!(at(9, 1), None);
+        assert_eq!(at(0, 1), None);
     }
 }
