@@ -38,6 +38,10 @@ pub(crate) fn read_in_place(e: &Emitter) -> Option<(Function, BTreeSet<Array>)> 
 /// flat indexes only those loads read (and what only those indexes read) dropped; `None` where no load
 /// changes.
 pub(crate) fn rewritten(f: &Function, in_place: &BTreeSet<Array>) -> Option<Function> {
+    // Nothing to read in place (most functions): no copy to make.
+    if in_place.is_empty() {
+        return None;
+    }
     let mut g = f.clone();
     let mut dropped = BTreeSet::new();
     let marked = mark(&mut g.body, in_place, &mut dropped);
