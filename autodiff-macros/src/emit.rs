@@ -85,6 +85,14 @@ impl std::fmt::Display for Tokens {
 pub(crate) struct Emitter<'a> {
     pub(crate) f: &'a Function,
     pub(crate) activity: &'a Activity,
+    /// What the sweeps name and register as they are emitted, read through `Deref` (`e.tapes`): kept apart
+    /// from the function so that [`Emitter::over`] can run a sweep over a copy of the function with it.
+    state: State,
+}
+
+/// The names an [`Emitter`] gives and what its sweeps register as they are emitted.
+#[derive(Default)]
+pub(crate) struct State {
     pub(crate) namer: Namer,
     names: Vec<Ident>,
     array_names: Vec<Ident>,
@@ -134,6 +142,19 @@ pub(crate) struct Emitter<'a> {
     /// The parameters that hold tuples as data by value (`terms: Vec<(usize, f64)>`,
     /// `tuple_data::tuple_slice`): passed to each call as a clone, since the generated code calls again.
     pub(crate) owned_data: BTreeSet<Var>,
+}
+
+impl std::ops::Deref for Emitter<'_> {
+    type Target = State;
+    fn deref(&self) -> &State {
+        &self.state
+    }
+}
+
+impl std::ops::DerefMut for Emitter<'_> {
+    fn deref_mut(&mut self) -> &mut State {
+        &mut self.state
+    }
 }
 
 /// The reverse of a loop fused into its forward sweep: declarations before the loop, the adjoint of one
@@ -211,30 +232,23 @@ impl<'a> Emitter<'a> {
         Emitter {
             f,
             activity,
-            namer,
-            names,
-            array_names,
-            tapes: BTreeMap::new(),
-            snapshots: BTreeMap::new(),
-            call_gradients: BTreeMap::new(),
-            call_linear: BTreeMap::new(),
-            fused: BTreeMap::new(),
-            pushed_again: Default::default(),
-            hoisted: BTreeMap::new(),
-            array_snapshots: BTreeMap::new(),
-            views,
-            reading: RefCell::new(BTreeMap::new()),
-            borrowed_windows: BTreeSet::new(),
-            in_place: BTreeSet::new(),
-            unread_offsets: BTreeMap::new(),
-            passed_on: (f.params.iter().zip(&sig.params))
-                .filter(|(_, p)| p.passed_on != crate::signature::PassedOn::No)
-                .map(|(v, p)| (*v, p.passed_on))
-                .collect(),
-            owned_data: (f.params.iter().zip(&sig.params))
-                .filter(|(_, p)| matches!(crate::tuple_data::tuple_slice(&p.ty), Some((_, false))))
-                .map(|(v, _)| *v)
-                .collect(),
+            state: State {
+                namer,
+                names,
+                array_names,
+                views,
+                passed_on: (f.params.iter().zip(&sig.params))
+                    .filter(|(_, p)| p.passed_on != crate::signature::PassedOn::No)
+                    .map(|(v, p)| (*v, p.passed_on))
+                    .collect(),
+                owned_data: (f.params.iter().zip(&sig.params))
+                    .filter(|(_, p)| {
+                        matches!(crate::tuple_data::tuple_slice(&p.ty), Some((_, false)))
+                    })
+                    .map(|(v, _)| *v)
+                    .collect(),
+                ..State::default()
+            },
         }
     }
 
@@ -244,24 +258,15 @@ impl<'a> Emitter<'a> {
         Emitter {
             f: self.f,
             activity: self.activity,
-            namer: self.namer.clone(),
-            names: self.names.clone(),
-            array_names: self.array_names.clone(),
-            tapes: BTreeMap::new(),
-            snapshots: BTreeMap::new(),
-            call_gradients: BTreeMap::new(),
-            call_linear: BTreeMap::new(),
-            fused: BTreeMap::new(),
-            pushed_again: Default::default(),
-            hoisted: BTreeMap::new(),
-            array_snapshots: BTreeMap::new(),
-            views: self.views.clone(),
-            reading: RefCell::new(BTreeMap::new()),
-            borrowed_windows: BTreeSet::new(),
-            in_place: BTreeSet::new(),
-            unread_offsets: BTreeMap::new(),
-            passed_on: self.passed_on.clone(),
-            owned_data: self.owned_data.clone(),
+            state: State {
+                namer: self.namer.clone(),
+                names: self.names.clone(),
+                array_names: self.array_names.clone(),
+                views: self.views.clone(),
+                passed_on: self.passed_on.clone(),
+                owned_data: self.owned_data.clone(),
+                ..State::default()
+            },
         }
     }
 
@@ -328,17 +333,23 @@ impl<'a> Emitter<'a> {
     /// The name of the tape on which the forward sweep stores `array` whole after the loop `after`
     /// (`reverse::plan::ArraySnapshot`), registering it.
     pub(crate) fn array_snapshot_tape(&mut self, after: Var, array: Array) -> Ident {
-        let stored = self.array_snapshots.entry(after).or_default();
+        let State {
+            array_snapshots,
+            array_names,
+            namer,
+            ..
+        } = &mut self.state;
+        let stored = array_snapshots.entry(after).or_default();
         if let Some((tape, _)) = stored.iter().find(|(_, a)| *a == array) {
             return tape.clone();
         }
         let base = format!(
             "__tape_{}_whole",
-            self.array_names[array.0 as usize]
+            array_names[array.0 as usize]
                 .to_string()
                 .trim_start_matches('_')
         );
-        let tape = self.namer.fresh(&base);
+        let tape = namer.fresh(&base);
         stored.push((tape.clone(), array));
         tape
     }
@@ -1574,79 +1585,18 @@ impl<'a> Emitter<'a> {
     where
         'a: 'b,
     {
-        use std::mem::take;
-        let mut views = take(&mut self.views);
-        for read in views.values_mut() {
+        let mut state = std::mem::take(&mut self.state);
+        for read in state.views.values_mut() {
             read.retain(|(view, _)| !in_place.contains(&view.array));
         }
-        views.retain(|_, read| !read.is_empty());
+        state.views.retain(|_, read| !read.is_empty());
         let mut local = Emitter {
             f,
             activity: self.activity,
-            namer: take(&mut self.namer),
-            names: take(&mut self.names),
-            array_names: take(&mut self.array_names),
-            tapes: take(&mut self.tapes),
-            snapshots: take(&mut self.snapshots),
-            call_gradients: take(&mut self.call_gradients),
-            call_linear: take(&mut self.call_linear),
-            fused: take(&mut self.fused),
-            pushed_again: take(&mut self.pushed_again),
-            hoisted: take(&mut self.hoisted),
-            array_snapshots: take(&mut self.array_snapshots),
-            views,
-            reading: take(&mut self.reading),
-            borrowed_windows: take(&mut self.borrowed_windows),
-            in_place: take(&mut self.in_place),
-            unread_offsets: take(&mut self.unread_offsets),
-            passed_on: take(&mut self.passed_on),
-            owned_data: take(&mut self.owned_data),
+            state,
         };
         let out = run(&mut local);
-        let Emitter {
-            f: _,
-            activity: _,
-            namer,
-            names,
-            array_names,
-            tapes,
-            snapshots,
-            call_gradients,
-            call_linear,
-            fused,
-            pushed_again,
-            hoisted,
-            array_snapshots,
-            views,
-            reading,
-            borrowed_windows,
-            in_place,
-            unread_offsets,
-            passed_on,
-            owned_data,
-        } = local;
-        *self = Emitter {
-            f: self.f,
-            activity: self.activity,
-            namer,
-            names,
-            array_names,
-            tapes,
-            snapshots,
-            call_gradients,
-            call_linear,
-            fused,
-            pushed_again,
-            hoisted,
-            array_snapshots,
-            views,
-            reading,
-            borrowed_windows,
-            in_place,
-            unread_offsets,
-            passed_on,
-            owned_data,
-        };
+        self.state = local.state;
         out
     }
 
