@@ -1,0 +1,1241 @@
+//! An outside test suite written against API.md alone (session 44), by a user writing small real
+//! projects: each module is one project of a few functions calling one another (free functions,
+//! `Self::` helpers, methods, `super::`/`crate::` paths), in the idioms numeric Rust is written in.
+//! Projects: an adaptive Bogacki-Shampine integrator with step rejection, a finite-volume upwind
+//! advection with a minmod limiter on a periodic grid, a GP marginal likelihood through an in-place
+//! Cholesky factorisation, a damped Newton solve with a backtracking line search checked against the
+//! implicit function theorem, a Bradley-Terry ranking over index pairs, a Cox partial likelihood with
+//! backward risk sets, straight-through estimators (`stop_gradient` and a custom gradient), isotonic
+//! regression by pool-adjacent-violators, a particle-filter likelihood with fixed ancestors, the
+//! smallest eigenvalue by inverse iteration, cubic Hermite interpolation with a binary search, a
+//! mean-variance portfolio solved by Cramer's rule, a B-spline curve by Cox-de Boor, a Lax-Friedrichs
+//! shallow-water step with two output parameters, an Elman RNN struct with a history of
+//! `[f64; H]` states, and a log-barrier objective at `order = 3`.
+//!
+//! For each: the value against a plain or independent computation, `_grad` against central
+//! differences on seeded points (and by hand where the formula is short), `_grad_into` bit for bit
+//! equal to `_grad`, `_vjp` against `_jvp` (`c · (J t) = (c J) · t`) for vector results and
+//! outputs, `_jacobian` against differences, and at `order = 2` the Hessian against differences of
+//! `_grad` and `_hvp` against the Hessian times `v` (through `common::contract::audit`).
+
+// Index loops and long argument lists are what the projects are written with.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::type_complexity,
+    clippy::too_many_arguments
+)]
+
+mod common;
+
+use common::contract::{audit, Items};
+use common::{
+    arr, assert_all_close, assert_close, check_dual, check_jacobian, dot, points, same_bits, wave,
+};
+
+// ---------------------------------------------------------------------------------------------------
+// (1) An adaptive Bogacki-Shampine 3(2) integrator of the van der Pol oscillator: one step writes the
+// third-order solution into an output array and returns the error estimate; the driver rejects steps
+// (`continue`), clamps the last one onto `t_end` and adapts `h` by the error's cube root, in a `while`
+// with a compound condition. The energy at `t_end` at `order = 2`.
+
+mod adaptive_rk {
+    use super::*;
+    use autodiff::differentiable;
+
+    pub const TOL: f64 = 1e-6;
+
+    #[differentiable]
+    pub fn rhs(y: [f64; 2], mu: f64) -> [f64; 2] {
+        [y[1], mu * (1.0 - y[0] * y[0]) * y[1] - y[0]]
+    }
+
+    /// One step of size `h` from `y`: the third-order solution into `out`, the error estimate returned.
+    #[differentiable]
+    pub fn step(y: &[f64; 2], mu: f64, h: f64, out: &mut [f64; 2]) -> f64 {
+        let k1 = rhs(*y, mu);
+        let k2 = rhs([y[0] + 0.5 * h * k1[0], y[1] + 0.5 * h * k1[1]], mu);
+        let k3 = rhs([y[0] + 0.75 * h * k2[0], y[1] + 0.75 * h * k2[1]], mu);
+        for i in 0..2 {
+            out[i] = y[i] + h * (2.0 / 9.0 * k1[i] + k2[i] / 3.0 + 4.0 / 9.0 * k3[i]);
+        }
+        let k4 = rhs(*out, mu);
+        let mut err = 0.0;
+        for i in 0..2 {
+            let low = y[i] + h * (7.0 / 24.0 * k1[i] + 0.25 * k2[i] + k3[i] / 3.0 + 0.125 * k4[i]);
+            err += (out[i] - low).powi(2);
+        }
+        err.sqrt()
+    }
+
+    /// The energy `y0² + y1²/2` at `t_end`.
+    #[differentiable(order = 2)]
+    pub fn energy_at(y0: [f64; 2], mu: f64, t_end: f64) -> f64 {
+        let mut y = y0;
+        let mut t = 0.0;
+        let mut h = 0.05;
+        let mut tries = 0;
+        while t < t_end && tries < 500 {
+            tries += 1;
+            let last = t + h >= t_end;
+            if last {
+                h = t_end - t;
+            }
+            let mut trial = [0.0; 2];
+            let err = step(&y, mu, h, &mut trial);
+            if err > TOL {
+                h *= (0.9 * (TOL / err).cbrt()).max(0.2);
+                continue;
+            }
+            t = if last { t_end } else { t + h };
+            y = trial;
+            h *= (0.9 * (TOL / err.max(1e-12)).cbrt()).min(5.0);
+        }
+        y[0] * y[0] + 0.5 * y[1] * y[1]
+    }
+
+    fn reference(y0: [f64; 2], mu: f64, t_end: f64) -> f64 {
+        let f = |y: [f64; 2]| [y[1], mu * (1.0 - y[0] * y[0]) * y[1] - y[0]];
+        let n = 4000;
+        let h = t_end / n as f64;
+        let mut y = y0;
+        for _ in 0..n {
+            let k1 = f(y);
+            let k2 = f([y[0] + 0.5 * h * k1[0], y[1] + 0.5 * h * k1[1]]);
+            let k3 = f([y[0] + 0.5 * h * k2[0], y[1] + 0.5 * h * k2[1]]);
+            let k4 = f([y[0] + h * k3[0], y[1] + h * k3[1]]);
+            for i in 0..2 {
+                y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+            }
+        }
+        y[0] * y[0] + 0.5 * y[1] * y[1]
+    }
+
+    fn flat(g: ([f64; 2], f64, f64)) -> Vec<f64> {
+        vec![g.0[0], g.0[1], g.1, g.2]
+    }
+
+    fn split(x: &[f64]) -> ([f64; 2], f64, f64) {
+        ([x[0], x[1]], x[2], x[3])
+    }
+
+    #[test]
+    fn step_duality_and_error_order() {
+        for p in points(4401, 4, 12, -1.0, 1.0) {
+            let y = [p[0], p[1]];
+            let mu = 1.0 + 0.5 * p[2];
+            let h = 0.1 + 0.05 * p[3];
+            let mut out = [0.0; 2];
+            let err = step(&y, mu, h, &mut out);
+            // The embedded estimate shrinks like h³ (a second-order companion).
+            let mut half = [0.0; 2];
+            let err_half = step(&y, mu, h / 2.0, &mut half);
+            let ratio = err / err_half;
+            assert!(ratio > 4.0 && ratio < 12.0, "error ratio {ratio}");
+
+            let c = wave(2, 0.3);
+            let t = wave(4, 1.2);
+            let mut ov = [0.0; 2];
+            let (ev, (gy, gmu, gh)) = step_vjp(&y, mu, h, &mut ov, -0.7, &arr(&c));
+            assert_eq!(ev, err);
+            assert_eq!(ov, out);
+            let mut ot = [0.0; 2];
+            let mut dout = [0.0; 2];
+            let (v, dv) = step_jvp(&y, mu, h, &mut ot, ([t[0], t[1]], t[2], t[3]), &mut dout);
+            assert_eq!(v, err);
+            // Cotangents (-0.7 on the return, c on the output) against the tangent's outputs.
+            let jt = [dv, dout[0], dout[1]];
+            let ct = [-0.7, c[0], c[1]];
+            check_dual("adaptive_rk::step", &ct, &jt, &[gy[0], gy[1], gmu, gh], &t);
+            check_jacobian(
+                "adaptive_rk::step",
+                &[y[0], y[1], mu, h],
+                &[vec![gy[0], gy[1], gmu, gh]],
+                |x| {
+                    let mut o = [0.0; 2];
+                    let e = step(&[x[0], x[1]], x[2], x[3], &mut o);
+                    vec![-0.7 * e + c[0] * o[0] + c[1] * o[1]]
+                },
+            );
+        }
+    }
+
+    #[test]
+    fn energy_value_gradient_and_hessian() {
+        let pts: Vec<Vec<f64>> = points(4402, 4, 10, -1.0, 1.0)
+            .into_iter()
+            .map(|p| vec![p[0], p[1], 0.8 + 0.5 * p[2], 1.5 + 0.5 * p[3]])
+            .collect();
+        for x in &pts {
+            let (y0, mu, te) = split(x);
+            assert_close(energy_at(y0, mu, te), reference(y0, mu, te), 1e-4, "energy");
+            let (v, g) = energy_at_grad(y0, mu, te);
+            let mut b = ([f64::NAN; 2], f64::NAN, f64::NAN);
+            let vi = energy_at_grad_into(y0, mu, te, (&mut b.0, &mut b.1, &mut b.2));
+            assert_eq!(vi, v);
+            same_bits(&flat(b), &flat(g), "energy_at");
+            // The sensitivities of the adaptive solution track those of the accurate one.
+            let fd = |i: usize| {
+                let hh = 1e-5;
+                let mut a = x.clone();
+                let mut b = x.clone();
+                a[i] += hh;
+                b[i] -= hh;
+                let (ya, ma, ta) = split(&a);
+                let (yb, mb, tb) = split(&b);
+                (reference(ya, ma, ta) - reference(yb, mb, tb)) / (2.0 * hh)
+            };
+            for (i, gi) in flat(g).iter().enumerate() {
+                assert_close(
+                    *gi,
+                    fd(i),
+                    1e-2,
+                    "against the accurate solution's sensitivity",
+                );
+            }
+        }
+        audit(
+            &Items {
+                what: "adaptive_rk::energy_at",
+                primal: &|x| {
+                    let (y, m, t) = split(x);
+                    energy_at(y, m, t)
+                },
+                grad: &|x| {
+                    let (y, m, t) = split(x);
+                    let (v, g) = energy_at_grad(y, m, t);
+                    (v, flat(g))
+                },
+                vjp: &|x, d| {
+                    let (y, m, t) = split(x);
+                    let (v, g) = energy_at_vjp(y, m, t, d);
+                    (v, flat(g))
+                },
+                jvp: &|x, t| {
+                    let (y, m, te) = split(x);
+                    energy_at_jvp(y, m, te, split(t))
+                },
+                grad_into: &|x| {
+                    let (y, m, t) = split(x);
+                    let mut b = ([f64::NAN; 2], f64::NAN, f64::NAN);
+                    let v = energy_at_grad_into(y, m, t, (&mut b.0, &mut b.1, &mut b.2));
+                    (v, flat(b))
+                },
+                hvp: Some(&|x, v| {
+                    let (y, m, t) = split(x);
+                    let (val, g, hv) = energy_at_hvp(y, m, t, split(v));
+                    (val, flat(g), flat(hv))
+                }),
+                hessian: Some(&|x| {
+                    let (y, m, t) = split(x);
+                    let (val, g, h) = energy_at_hessian(y, m, t);
+                    (val, flat(g), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (2) A finite-volume upwind advection with a minmod limiter on a periodic grid (`%` on indices,
+// `signum`, `abs`, `min`), the faces' fluxes recomputed into a local `Vec` every step and the cells
+// updated in place; the state into an output slice (its `_jacobian` over the cells and the Courant
+// number), and a least-squares misfit against a target at `order = 2`.
+
+mod upwind {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn minmod(a: f64, b: f64) -> f64 {
+        0.5 * (a.signum() + b.signum()) * a.abs().min(b.abs())
+    }
+
+    /// `steps` steps of `u_t + c u_x = 0` at Courant number `courant` (`|courant| <= 1`).
+    #[differentiable]
+    pub fn advect(u0: &[f64], courant: f64, steps: usize, out: &mut [f64]) {
+        let n = u0.len();
+        let mut u = u0.to_vec();
+        let mut flux = vec![0.0; n];
+        for _ in 0..steps {
+            for i in 0..n {
+                // The face between cells i and i + 1 takes its value from the upwind cell.
+                let up = if courant >= 0.0 { i } else { (i + 1) % n };
+                let slope = minmod(u[up] - u[(up + n - 1) % n], u[(up + 1) % n] - u[up]);
+                let face = u[up] + 0.5 * courant.signum() * (1.0 - courant.abs()) * slope;
+                flux[i] = courant * face;
+            }
+            for i in 0..n {
+                u[i] -= flux[i] - flux[(i + n - 1) % n];
+            }
+        }
+        for (o, v) in out.iter_mut().zip(&u) {
+            *o = *v;
+        }
+    }
+
+    #[differentiable(wrt(u0, courant), order = 2)]
+    pub fn misfit(u0: &[f64], courant: f64, target: &[f64], steps: usize) -> f64 {
+        let mut u = vec![0.0; u0.len()];
+        advect(u0, courant, steps, &mut u);
+        u.iter()
+            .zip(target)
+            .map(|(a, b)| (a - b) * (a - b))
+            .sum::<f64>()
+            * 0.5
+    }
+
+    const N: usize = 7;
+    const STEPS: usize = 4;
+
+    fn bump(p: &[f64]) -> Vec<f64> {
+        (0..N)
+            .map(|i| (i as f64 * 0.9).sin() + 0.3 * p[i])
+            .collect()
+    }
+
+    #[test]
+    fn conservation_jacobian_and_duality() {
+        for p in points(4411, N + 1, 12, -1.0, 1.0) {
+            let u0 = bump(&p);
+            let c = 0.8 * p[N];
+            let mut out = vec![0.0; N];
+            advect(&u0, c, STEPS, &mut out);
+            assert_close(
+                out.iter().sum::<f64>(),
+                u0.iter().sum::<f64>(),
+                1e-13,
+                "mass",
+            );
+            let (lo, hi) = u0
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                    (a.min(*v), b.max(*v))
+                });
+            assert!(
+                out.iter().all(|v| *v >= lo - 1e-12 && *v <= hi + 1e-12),
+                "TVD bounds"
+            );
+
+            let mut oj = vec![0.0; N];
+            let j = advect_jacobian(&u0, c, STEPS, &mut oj);
+            assert_eq!(oj, out);
+            let x: Vec<f64> = u0.iter().copied().chain([c]).collect();
+            check_jacobian("upwind::advect", &x, &j, |x| {
+                let mut o = vec![0.0; N];
+                advect(&x[..N], x[N], STEPS, &mut o);
+                o
+            });
+            // Every column over the cells sums to one: the scheme conserves mass exactly.
+            for k in 0..N {
+                assert_close(
+                    (0..N).map(|i| j[i][k]).sum::<f64>(),
+                    1.0,
+                    1e-12,
+                    "column sum",
+                );
+            }
+
+            let cot = wave(N, 0.4);
+            let t = wave(N + 1, -0.3);
+            let mut ov = vec![0.0; N];
+            let (gu, gc) = advect_vjp(&u0, c, STEPS, &mut ov, &cot);
+            assert_eq!(ov, out);
+            let mut ot = vec![0.0; N];
+            let mut jt = vec![0.0; N];
+            advect_jvp(&u0, c, STEPS, &mut ot, (t[..N].to_vec(), t[N]), &mut jt);
+            let cj: Vec<f64> = gu.iter().copied().chain([gc]).collect();
+            check_dual("upwind::advect", &cot, &jt, &cj, &t);
+        }
+    }
+
+    #[test]
+    fn one_step_at_unit_courant_is_a_shift() {
+        // At c = 1 the limiter term vanishes and every cell takes its left neighbour's value.
+        let u0 = bump(&[0.1; N]);
+        let mut out = vec![0.0; N];
+        advect(&u0, 1.0, 1, &mut out);
+        for i in 0..N {
+            assert_close(out[i], u0[(i + N - 1) % N], 1e-14, "shift");
+        }
+    }
+
+    #[test]
+    fn misfit_audit() {
+        let target = bump(&[0.2, -0.1, 0.0, 0.3, -0.4, 0.1, 0.2]);
+        let pts: Vec<Vec<f64>> = points(4412, N + 1, 10, -1.0, 1.0)
+            .into_iter()
+            .map(|mut p| {
+                let u = bump(&p);
+                p[..N].copy_from_slice(&u);
+                p[N] *= 0.8;
+                p
+            })
+            .collect();
+        let join = |g: (Vec<f64>, f64)| g.0.into_iter().chain([g.1]).collect::<Vec<f64>>();
+        for x in &pts {
+            let (v, g) = misfit_grad(&x[..N], x[N], &target, STEPS);
+            let mut b = (vec![f64::NAN; N], f64::NAN);
+            let vi = misfit_grad_into(&x[..N], x[N], &target, STEPS, (&mut b.0, &mut b.1));
+            assert_eq!(vi, v);
+            same_bits(&join(b), &join(g), "misfit");
+        }
+        audit(
+            &Items {
+                what: "upwind::misfit",
+                primal: &|x| misfit(&x[..N], x[N], &target, STEPS),
+                grad: &|x| {
+                    let (v, g) = misfit_grad(&x[..N], x[N], &target, STEPS);
+                    (v, join(g))
+                },
+                vjp: &|x, d| {
+                    let (v, g) = misfit_vjp(&x[..N], x[N], &target, STEPS, d);
+                    (v, join(g))
+                },
+                jvp: &|x, t| misfit_jvp(&x[..N], x[N], &target, STEPS, (t[..N].to_vec(), t[N])),
+                grad_into: &|x| {
+                    let mut b = (vec![f64::NAN; N], f64::NAN);
+                    let v = misfit_grad_into(&x[..N], x[N], &target, STEPS, (&mut b.0, &mut b.1));
+                    (v, join(b))
+                },
+                hvp: Some(&|x, v| {
+                    let (val, g, hv) =
+                        misfit_hvp(&x[..N], x[N], &target, STEPS, (v[..N].to_vec(), v[N]));
+                    (val, join(g), join(hv))
+                }),
+                hessian: Some(&|x| {
+                    let (val, g, h) = misfit_hessian(&x[..N], x[N], &target, STEPS);
+                    (val, join(g), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (3) A Gaussian-process negative log marginal likelihood over log-hyperparameters `[ln l, ln sf,
+// ln sn]`: the kernel matrix built in a local `Vec<Vec<f64>>`, factorised by Cholesky in place over
+// its lower triangle (entries overwritten inside nested loops with data-dependent bounds), a forward
+// substitution into an output slice by a helper taking the factor as `&[Vec<f64>]`, the
+// log-determinant from the diagonal. Checked against a dense Gauss-Jordan inverse: the value, and the
+// gradient `tr((K⁻¹ - ααᵀ) dK/dθ)/2` by hand; `order = 2`.
+
+mod gp_chol {
+    use super::*;
+    use autodiff::differentiable;
+    use std::f64::consts::PI;
+
+    #[differentiable]
+    pub fn kernel(a: f64, b: f64, ell: f64, sf2: f64) -> f64 {
+        let r = (a - b) / ell;
+        sf2 * (-0.5 * r * r).exp()
+    }
+
+    /// Solves `L z = b` for a lower-triangular `L`.
+    #[differentiable]
+    pub fn forward(l: &[Vec<f64>], b: &[f64], z: &mut [f64]) {
+        for i in 0..b.len() {
+            let mut s = b[i];
+            for j in 0..i {
+                s -= l[i][j] * z[j];
+            }
+            z[i] = s / l[i][i];
+        }
+    }
+
+    #[differentiable(wrt(theta), order = 2)]
+    pub fn nll(theta: [f64; 3], xs: &[f64], ys: &[f64]) -> f64 {
+        let n = xs.len();
+        let ell = theta[0].exp();
+        let sf2 = (2.0 * theta[1]).exp();
+        let sn2 = (2.0 * theta[2]).exp();
+        let mut k = vec![vec![0.0; n]; n];
+        for i in 0..n {
+            for j in 0..=i {
+                let v = kernel(xs[i], xs[j], ell, sf2);
+                k[i][j] = v;
+                k[j][i] = v;
+            }
+            k[i][i] += sn2;
+        }
+        for j in 0..n {
+            for p in 0..j {
+                let ljp = k[j][p];
+                k[j][j] -= ljp * ljp;
+            }
+            k[j][j] = k[j][j].sqrt();
+            for i in j + 1..n {
+                for p in 0..j {
+                    k[i][j] -= k[i][p] * k[j][p];
+                }
+                k[i][j] /= k[j][j];
+            }
+        }
+        let mut z = vec![0.0; n];
+        forward(&k, ys, &mut z);
+        let half_logdet = (0..n).map(|i| k[i][i].ln()).sum::<f64>();
+        0.5 * z.iter().map(|v| v * v).sum::<f64>() + half_logdet + 0.5 * n as f64 * (2.0 * PI).ln()
+    }
+
+    /// The inverse and log-determinant of a symmetric positive definite matrix by Gauss-Jordan.
+    fn inverse(a: &[Vec<f64>]) -> (Vec<Vec<f64>>, f64) {
+        let n = a.len();
+        let mut m: Vec<Vec<f64>> = a.to_vec();
+        let mut inv: Vec<Vec<f64>> = (0..n)
+            .map(|i| (0..n).map(|j| if i == j { 1.0 } else { 0.0 }).collect())
+            .collect();
+        let mut logdet = 0.0;
+        for c in 0..n {
+            let piv = m[c][c];
+            logdet += piv.ln();
+            for j in 0..n {
+                m[c][j] /= piv;
+                inv[c][j] /= piv;
+            }
+            for r in 0..n {
+                if r != c {
+                    let f = m[r][c];
+                    for j in 0..n {
+                        m[r][j] -= f * m[c][j];
+                        inv[r][j] -= f * inv[c][j];
+                    }
+                }
+            }
+        }
+        (inv, logdet)
+    }
+
+    fn by_hand(theta: [f64; 3], xs: &[f64], ys: &[f64]) -> (f64, Vec<f64>) {
+        let n = xs.len();
+        let (ell, sf2, sn2) = (
+            theta[0].exp(),
+            (2.0 * theta[1]).exp(),
+            (2.0 * theta[2]).exp(),
+        );
+        let kf: Vec<Vec<f64>> = (0..n)
+            .map(|i| {
+                (0..n)
+                    .map(|j| sf2 * (-0.5 * ((xs[i] - xs[j]) / ell).powi(2)).exp())
+                    .collect()
+            })
+            .collect();
+        let mut k = kf.clone();
+        for i in 0..n {
+            k[i][i] += sn2;
+        }
+        let (kinv, logdet) = inverse(&k);
+        let alpha: Vec<f64> = kinv.iter().map(|row| dot(row, ys)).collect();
+        let value = 0.5 * dot(ys, &alpha) + 0.5 * logdet + 0.5 * n as f64 * (2.0 * PI).ln();
+        let trace = |dk: &dyn Fn(usize, usize) -> f64| {
+            let mut s = 0.0;
+            for i in 0..n {
+                for j in 0..n {
+                    s += (kinv[i][j] - alpha[i] * alpha[j]) * dk(j, i);
+                }
+            }
+            0.5 * s
+        };
+        let g = vec![
+            trace(&|i, j| kf[i][j] * ((xs[i] - xs[j]) / ell).powi(2)),
+            trace(&|i, j| 2.0 * kf[i][j]),
+            trace(&|i, j| if i == j { 2.0 * sn2 } else { 0.0 }),
+        ];
+        (value, g)
+    }
+
+    #[test]
+    fn forward_substitution_jacobian_and_duality() {
+        let n = 4;
+        for p in points(4421, n * n + n, 10, -1.0, 1.0) {
+            let l: Vec<Vec<f64>> = (0..n)
+                .map(|i| {
+                    (0..n)
+                        .map(|j| {
+                            if j < i {
+                                p[i * n + j]
+                            } else if j == i {
+                                2.0 + p[i * n + j]
+                            } else {
+                                0.0
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            let b = p[n * n..].to_vec();
+            let flat: Vec<f64> = l
+                .iter()
+                .flatten()
+                .copied()
+                .chain(b.iter().copied())
+                .collect();
+            let split = |x: &[f64]| {
+                (
+                    (0..n)
+                        .map(|i| x[i * n..(i + 1) * n].to_vec())
+                        .collect::<Vec<_>>(),
+                    x[n * n..].to_vec(),
+                )
+            };
+            let mut z = vec![0.0; n];
+            let j = forward_jacobian(&l, &b, &mut z);
+            for i in 0..n {
+                assert_close(dot(&l[i], &z), b[i], 1e-13, "L z = b");
+            }
+            check_jacobian("gp_chol::forward", &flat, &j, |x| {
+                let (l, b) = split(x);
+                let mut z = vec![0.0; n];
+                forward(&l, &b, &mut z);
+                z
+            });
+            let c = wave(n, 0.1);
+            let t = wave(n * n + n, 0.8);
+            let mut zv = vec![0.0; n];
+            let (gl, gb) = forward_vjp(&l, &b, &mut zv, &c);
+            let (tl, tb) = split(&t);
+            let mut zt = vec![0.0; n];
+            let mut jt = vec![0.0; n];
+            forward_jvp(&l, &b, &mut zt, (tl, tb), &mut jt);
+            let cj: Vec<f64> = gl.iter().flatten().copied().chain(gb).collect();
+            check_dual("gp_chol::forward", &c, &jt, &cj, &t);
+        }
+    }
+
+    #[test]
+    fn nll_by_hand_and_audit() {
+        let xs = [-1.3, -0.6, -0.1, 0.4, 0.8, 1.5];
+        let ys = [0.2, -0.4, 0.1, 0.7, 0.5, -0.3];
+        let pts: Vec<Vec<f64>> = points(4422, 3, 10, -0.8, 0.4);
+        for x in &pts {
+            let th = arr(x);
+            let (v, g) = nll_grad(th, &xs, &ys);
+            let (hv, hg) = by_hand(th, &xs, &ys);
+            assert_close(v, hv, 1e-11, "nll against Gauss-Jordan");
+            assert_close(v, nll(th, &xs, &ys), 0.0, "nll_grad's value");
+            assert_all_close(&g, &hg, 1e-9, "the gradient by the trace formula");
+            let mut b = [f64::NAN; 3];
+            nll_grad_into(th, &xs, &ys, &mut b);
+            same_bits(&b, &g, "nll");
+        }
+        audit(
+            &Items {
+                what: "gp_chol::nll",
+                primal: &|x| nll(arr(x), &xs, &ys),
+                grad: &|x| {
+                    let (v, g) = nll_grad(arr(x), &xs, &ys);
+                    (v, g.to_vec())
+                },
+                vjp: &|x, d| {
+                    let (v, g) = nll_vjp(arr(x), &xs, &ys, d);
+                    (v, g.to_vec())
+                },
+                jvp: &|x, t| nll_jvp(arr(x), &xs, &ys, arr(t)),
+                grad_into: &|x| {
+                    let mut b = [f64::NAN; 3];
+                    let v = nll_grad_into(arr(x), &xs, &ys, &mut b);
+                    (v, b.to_vec())
+                },
+                hvp: Some(&|x, v| {
+                    let (val, g, hv) = nll_hvp(arr(x), &xs, &ys, arr(v));
+                    (val, g.to_vec(), hv.to_vec())
+                }),
+                hessian: Some(&|x| {
+                    let (val, g, h) = nll_hessian(arr(x), &xs, &ys);
+                    (val, g.to_vec(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (4) A damped Newton solve of a 2-D monotone system `F(x; p) = 0` with an Armijo backtracking line
+// search: an outer `while` with a compound condition, an inner `while` halving the step, the Newton
+// direction from a helper returning a tuple (Cramer's rule), arrays overwritten in the loops. The
+// root into an output array (its `_jacobian` is `J⁻¹` by the implicit function theorem) and a design
+// objective of the root at `order = 2`.
+
+mod newton2 {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn residual(x: [f64; 2], p: &[f64]) -> [f64; 2] {
+        [
+            x[0].powi(3) + x[0] + x[1] - p[0],
+            x[1].powi(3) + x[1] - x[0] - p[1],
+        ]
+    }
+
+    #[differentiable]
+    pub fn merit(x: [f64; 2], p: &[f64]) -> f64 {
+        let r = residual(x, p);
+        0.5 * (r[0] * r[0] + r[1] * r[1])
+    }
+
+    /// The Newton direction `-J⁻¹ r`.
+    #[differentiable]
+    pub fn direction(x: [f64; 2], r: [f64; 2]) -> (f64, f64) {
+        let (a, b) = (3.0 * x[0] * x[0] + 1.0, 1.0);
+        let (c, d) = (-1.0, 3.0 * x[1] * x[1] + 1.0);
+        let det = a * d - b * c;
+        (-(d * r[0] - b * r[1]) / det, -(a * r[1] - c * r[0]) / det)
+    }
+
+    #[differentiable]
+    pub fn solve(p: &[f64], root: &mut [f64; 2]) {
+        let mut x = [2.0, -2.0];
+        let mut m = merit(x, p);
+        let mut iter = 0;
+        while iter < 60 && m > 1e-30 {
+            let r = residual(x, p);
+            let (dx0, dx1) = direction(x, r);
+            let mut t = 1.0;
+            let mut trial = [x[0] + dx0, x[1] + dx1];
+            let mut mt = merit(trial, p);
+            while mt > (1.0 - 1e-4 * t) * m && t > 1e-8 {
+                t *= 0.5;
+                trial = [x[0] + t * dx0, x[1] + t * dx1];
+                mt = merit(trial, p);
+            }
+            x = trial;
+            m = mt;
+            iter += 1;
+        }
+        root[0] = x[0];
+        root[1] = x[1];
+    }
+
+    #[differentiable(order = 2)]
+    pub fn design(p: &[f64]) -> f64 {
+        let mut x = [0.0; 2];
+        solve(p, &mut x);
+        x[0] * x[1] + x[0].sin()
+    }
+
+    /// `J(x)⁻¹` at the root: `dx/dp`, since `dF/dp = -I`.
+    fn inverse_jacobian(x: [f64; 2]) -> [[f64; 2]; 2] {
+        let (a, d) = (3.0 * x[0] * x[0] + 1.0, 3.0 * x[1] * x[1] + 1.0);
+        let det = a * d + 1.0;
+        [[d / det, -1.0 / det], [1.0 / det, a / det]]
+    }
+
+    #[test]
+    fn root_by_the_implicit_function_theorem() {
+        for p in points(4431, 2, 12, -3.0, 3.0) {
+            let mut x = [0.0; 2];
+            solve(&p, &mut x);
+            let r = residual(x, &p);
+            assert!(r[0].abs() < 1e-12 && r[1].abs() < 1e-12, "residual {r:?}");
+            let mut xj = [0.0; 2];
+            let j = solve_jacobian(&p, &mut xj);
+            assert_eq!(xj, x);
+            let inv = inverse_jacobian(x);
+            for i in 0..2 {
+                assert_all_close(&j[i], &inv[i], 1e-10, "dx/dp = J⁻¹");
+            }
+            check_jacobian("newton2::solve", &p, &j, |q| {
+                let mut x = [0.0; 2];
+                solve(q, &mut x);
+                x.to_vec()
+            });
+            let c = wave(2, 0.5);
+            let t = wave(2, -1.0);
+            let mut xv = [0.0; 2];
+            let gp = solve_vjp(&p, &mut xv, &arr(&c));
+            let mut xt = [0.0; 2];
+            let mut jt = [0.0; 2];
+            solve_jvp(&p, &mut xt, t.clone(), &mut jt);
+            assert_eq!(xt, x);
+            check_dual("newton2::solve", &c, &jt, &gp, &t);
+
+            let (v, g) = design_grad(&p);
+            let dd = [x[1] + x[0].cos(), x[0]];
+            let by_hand = [
+                dd[0] * inv[0][0] + dd[1] * inv[1][0],
+                dd[0] * inv[0][1] + dd[1] * inv[1][1],
+            ];
+            assert_close(v, x[0] * x[1] + x[0].sin(), 1e-15, "design");
+            assert_all_close(&g, &by_hand, 1e-10, "design gradient by hand");
+            let mut b = vec![f64::NAN; 2];
+            design_grad_into(&p, &mut b);
+            same_bits(&b, &g, "design");
+        }
+    }
+
+    #[test]
+    fn design_audit() {
+        let pts = points(4432, 2, 10, -3.0, 3.0);
+        audit(
+            &Items {
+                what: "newton2::design",
+                primal: &|x| design(x),
+                grad: &|x| design_grad(x),
+                vjp: &|x, d| design_vjp(x, d),
+                jvp: &|x, t| design_jvp(x, t.to_vec()),
+                grad_into: &|x| {
+                    let mut b = vec![f64::NAN; 2];
+                    let v = design_grad_into(x, &mut b);
+                    (v, b)
+                },
+                hvp: Some(&|x, v| design_hvp(x, v.to_vec())),
+                hessian: Some(&|x| design_hessian(x)),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (5) Bradley-Terry ranking: the negative log-likelihood of games given as index pairs
+// `&[(usize, usize)]` (a `for &(w, l) in games` pattern) with a home advantage and a ridge term, a
+// stable log-sigmoid helper with a branch; gradient and Hessian by hand (`order = 2`). And Elo
+// ratings updated in place game by game into an output slice (`10f64.powf`), with its `_jacobian`.
+
+mod bradley_terry {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn log_sigmoid(z: f64) -> f64 {
+        if z > 0.0 {
+            -(-z).exp().ln_1p()
+        } else {
+            z - z.exp().ln_1p()
+        }
+    }
+
+    #[differentiable(wrt(skill, home), order = 2)]
+    pub fn neg_log_lik(skill: &[f64], home: f64, games: &[(usize, usize)], ridge: f64) -> f64 {
+        let mut nll = 0.0;
+        for &(w, l) in games {
+            nll -= log_sigmoid(skill[w] - skill[l] + home);
+        }
+        nll + 0.5 * ridge * skill.iter().map(|s| s * s).sum::<f64>()
+    }
+
+    #[differentiable]
+    pub fn elo(init: &[f64], games: &[(usize, usize)], k: f64, ratings: &mut [f64]) {
+        ratings.copy_from_slice(init);
+        for &(w, l) in games {
+            let expected = 1.0 / (1.0 + 10f64.powf((ratings[l] - ratings[w]) / 400.0));
+            let delta = k * (1.0 - expected);
+            ratings[w] += delta;
+            ratings[l] -= delta;
+        }
+    }
+
+    const PLAYERS: usize = 4;
+    const GAMES: [(usize, usize); 9] = [
+        (0, 1),
+        (1, 2),
+        (2, 0),
+        (3, 0),
+        (0, 3),
+        (1, 3),
+        (2, 1),
+        (0, 2),
+        (3, 2),
+    ];
+    const RIDGE: f64 = 0.3;
+
+    fn sigmoid(z: f64) -> f64 {
+        1.0 / (1.0 + (-z).exp())
+    }
+
+    /// The gradient and the Hessian by hand over `(skill, home)`.
+    fn by_hand(x: &[f64]) -> (Vec<f64>, Vec<Vec<f64>>) {
+        let n = PLAYERS;
+        let mut g: Vec<f64> = x[..n].iter().map(|s| RIDGE * s).chain([0.0]).collect();
+        let mut h = vec![vec![0.0; n + 1]; n + 1];
+        for i in 0..n {
+            h[i][i] = RIDGE;
+        }
+        for &(w, l) in &GAMES {
+            let s = sigmoid(x[w] - x[l] + x[n]);
+            let d = 1.0 - s;
+            g[w] -= d;
+            g[l] += d;
+            g[n] -= d;
+            let c = s * (1.0 - s);
+            let dir = |k: usize| -> f64 {
+                (if k == w { 1.0 } else { 0.0 }) - (if k == l { 1.0 } else { 0.0 })
+                    + (if k == n { 1.0 } else { 0.0 })
+            };
+            for a in 0..=n {
+                for b in 0..=n {
+                    h[a][b] += c * dir(a) * dir(b);
+                }
+            }
+        }
+        (g, h)
+    }
+
+    #[test]
+    fn likelihood_by_hand_and_audit() {
+        let pts = points(4441, PLAYERS + 1, 12, -2.0, 2.0);
+        let join = |g: (Vec<f64>, f64)| g.0.into_iter().chain([g.1]).collect::<Vec<f64>>();
+        for x in &pts {
+            let (v, g) = neg_log_lik_grad(&x[..PLAYERS], x[PLAYERS], &GAMES, RIDGE);
+            let plain: f64 = GAMES
+                .iter()
+                .map(|&(w, l)| -sigmoid(x[w] - x[l] + x[PLAYERS]).ln())
+                .sum::<f64>()
+                + 0.5 * RIDGE * dot(&x[..PLAYERS], &x[..PLAYERS]);
+            assert_close(v, plain, 1e-13, "Bradley-Terry value");
+            let (hg, hh) = by_hand(x);
+            assert_all_close(&join(g.clone()), &hg, 1e-12, "gradient by hand");
+            let (_, _, h) = neg_log_lik_hessian(&x[..PLAYERS], x[PLAYERS], &GAMES, RIDGE);
+            for i in 0..=PLAYERS {
+                assert_all_close(&h[i], &hh[i], 1e-12, "Hessian by hand");
+            }
+            let mut b = (vec![f64::NAN; PLAYERS], f64::NAN);
+            neg_log_lik_grad_into(
+                &x[..PLAYERS],
+                x[PLAYERS],
+                &GAMES,
+                RIDGE,
+                (&mut b.0, &mut b.1),
+            );
+            same_bits(&join(b), &join(g), "neg_log_lik");
+        }
+        let n = PLAYERS;
+        audit(
+            &Items {
+                what: "bradley_terry::neg_log_lik",
+                primal: &|x| neg_log_lik(&x[..n], x[n], &GAMES, RIDGE),
+                grad: &|x| {
+                    let (v, g) = neg_log_lik_grad(&x[..n], x[n], &GAMES, RIDGE);
+                    (v, join(g))
+                },
+                vjp: &|x, d| {
+                    let (v, g) = neg_log_lik_vjp(&x[..n], x[n], &GAMES, RIDGE, d);
+                    (v, join(g))
+                },
+                jvp: &|x, t| neg_log_lik_jvp(&x[..n], x[n], &GAMES, RIDGE, (t[..n].to_vec(), t[n])),
+                grad_into: &|x| {
+                    let mut b = (vec![f64::NAN; n], f64::NAN);
+                    let v =
+                        neg_log_lik_grad_into(&x[..n], x[n], &GAMES, RIDGE, (&mut b.0, &mut b.1));
+                    (v, join(b))
+                },
+                hvp: Some(&|x, v| {
+                    let (val, g, hv) =
+                        neg_log_lik_hvp(&x[..n], x[n], &GAMES, RIDGE, (v[..n].to_vec(), v[n]));
+                    (val, join(g), join(hv))
+                }),
+                hessian: Some(&|x| {
+                    let (val, g, h) = neg_log_lik_hessian(&x[..n], x[n], &GAMES, RIDGE);
+                    (val, join(g), h)
+                }),
+                analytic: Some(&|x| by_hand(x).0),
+            },
+            &pts,
+        );
+    }
+
+    #[test]
+    fn elo_jacobian_and_duality() {
+        for p in points(4442, PLAYERS + 1, 12, -1.0, 1.0) {
+            let init: Vec<f64> = p[..PLAYERS].iter().map(|v| 1500.0 + 200.0 * v).collect();
+            let k = 24.0 + 8.0 * p[PLAYERS];
+            let mut r = vec![0.0; PLAYERS];
+            elo(&init, &GAMES, k, &mut r);
+            assert_close(
+                r.iter().sum::<f64>(),
+                init.iter().sum::<f64>(),
+                1e-14,
+                "Elo is zero-sum",
+            );
+            // One game by hand.
+            let mut one = vec![0.0; PLAYERS];
+            elo(&init, &GAMES[..1], k, &mut one);
+            let e = 1.0 / (1.0 + 10f64.powf((init[1] - init[0]) / 400.0));
+            assert_close(one[0], init[0] + k * (1.0 - e), 1e-14, "one game");
+
+            let x: Vec<f64> = init.iter().copied().chain([k]).collect();
+            let mut rj = vec![f64::NAN; PLAYERS];
+            let j = elo_jacobian(&init, &GAMES, k, &mut rj);
+            assert_eq!(rj, r);
+            check_jacobian("bradley_terry::elo", &x, &j, |x| {
+                let mut r = vec![0.0; PLAYERS];
+                elo(&x[..PLAYERS], &GAMES, x[PLAYERS], &mut r);
+                r
+            });
+            let c = wave(PLAYERS, 0.7);
+            let t = wave(PLAYERS + 1, 0.1);
+            let mut rv = vec![0.0; PLAYERS];
+            let (gi, gk) = elo_vjp(&init, &GAMES, k, &mut rv, &c);
+            let mut rt = vec![0.0; PLAYERS];
+            let mut jt = vec![0.0; PLAYERS];
+            elo_jvp(
+                &init,
+                &GAMES,
+                k,
+                &mut rt,
+                (t[..PLAYERS].to_vec(), t[PLAYERS]),
+                &mut jt,
+            );
+            let cj: Vec<f64> = gi.into_iter().chain([gk]).collect();
+            check_dual("bradley_terry::elo", &c, &jt, &cj, &t);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (6) A Cox proportional-hazards partial likelihood for times sorted ascending (no ties): the linear
+// predictor from a helper returning a `Vec`, the risk sets' log-sum-exp accumulated backwards over
+// `.iter().rev()` from `f64::NEG_INFINITY` into a local `Vec`, the events picked by a `&[bool]`; the
+// gradient `Σ_events (x_i - E_risk[x])` by hand, `order = 2`. And the Breslow cumulative baseline
+// hazard into an output slice, with its `_jacobian`.
+
+mod cox {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable(wrt(beta))]
+    pub fn linear_predictor(beta: &[f64], x: &[Vec<f64>]) -> Vec<f64> {
+        x.iter()
+            .map(|row| row.iter().zip(beta).map(|(a, b)| a * b).sum::<f64>())
+            .collect()
+    }
+
+    /// `lse[i] = ln Σ_{j >= i} exp(eta[j])`.
+    #[differentiable]
+    pub fn risk_lse(eta: &[f64], lse: &mut [f64]) {
+        let mut acc = f64::NEG_INFINITY;
+        let mut i = eta.len();
+        for &e in eta.iter().rev() {
+            i -= 1;
+            let m = acc.max(e);
+            acc = m + ((acc - m).exp() + (e - m).exp()).ln();
+            lse[i] = acc;
+        }
+    }
+
+    #[differentiable(wrt(beta), order = 2)]
+    pub fn partial_loglik(beta: &[f64], x: &[Vec<f64>], event: &[bool]) -> f64 {
+        let eta = linear_predictor(beta, x);
+        let mut lse = vec![0.0; eta.len()];
+        risk_lse(&eta, &mut lse);
+        let mut ll = 0.0;
+        for (i, &dead) in event.iter().enumerate() {
+            if !dead {
+                continue;
+            }
+            ll += eta[i] - lse[i];
+        }
+        ll
+    }
+
+    #[differentiable(wrt(beta))]
+    pub fn breslow(beta: &[f64], x: &[Vec<f64>], event: &[bool], hazard: &mut [f64]) {
+        let eta = linear_predictor(beta, x);
+        let mut lse = vec![0.0; eta.len()];
+        risk_lse(&eta, &mut lse);
+        let mut cum = 0.0;
+        for i in 0..eta.len() {
+            if event[i] {
+                cum += (-lse[i]).exp();
+            }
+            hazard[i] = cum;
+        }
+    }
+
+    const N: usize = 8;
+    const P: usize = 3;
+    const EVENT: [bool; N] = [true, false, true, true, false, true, true, false];
+
+    fn covariates() -> Vec<Vec<f64>> {
+        (0..N)
+            .map(|i| {
+                (0..P)
+                    .map(|k| ((i * 3 + k * 5) as f64 * 0.7).sin())
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn by_hand(beta: &[f64], x: &[Vec<f64>]) -> (f64, Vec<f64>) {
+        let w: Vec<f64> = x.iter().map(|r| dot(r, beta).exp()).collect();
+        let mut ll = 0.0;
+        let mut g = vec![0.0; P];
+        for i in 0..N {
+            if !EVENT[i] {
+                continue;
+            }
+            let s: f64 = w[i..].iter().sum();
+            ll += dot(&x[i], beta) - s.ln();
+            for k in 0..P {
+                let mean = (i..N).map(|j| w[j] * x[j][k]).sum::<f64>() / s;
+                g[k] += x[i][k] - mean;
+            }
+        }
+        (ll, g)
+    }
+
+    #[test]
+    fn partial_likelihood_by_hand_and_audit() {
+        let x = covariates();
+        let pts = points(4451, P, 12, -1.5, 1.5);
+        for b in &pts {
+            let (v, g) = partial_loglik_grad(b, &x, &EVENT);
+            let (hv, hg) = by_hand(b, &x);
+            assert_close(v, hv, 1e-13, "partial likelihood");
+            assert_all_close(&g, &hg, 1e-12, "score by hand");
+            let mut buf = vec![f64::NAN; P];
+            partial_loglik_grad_into(b, &x, &EVENT, &mut buf);
+            same_bits(&buf, &g, "partial_loglik");
+        }
+        audit(
+            &Items {
+                what: "cox::partial_loglik",
+                primal: &|b| partial_loglik(b, &x, &EVENT),
+                grad: &|b| partial_loglik_grad(b, &x, &EVENT),
+                vjp: &|b, d| partial_loglik_vjp(b, &x, &EVENT, d),
+                jvp: &|b, t| partial_loglik_jvp(b, &x, &EVENT, t.to_vec()),
+                grad_into: &|b| {
+                    let mut buf = vec![f64::NAN; P];
+                    let v = partial_loglik_grad_into(b, &x, &EVENT, &mut buf);
+                    (v, buf)
+                },
+                hvp: Some(&|b, v| partial_loglik_hvp(b, &x, &EVENT, v.to_vec())),
+                hessian: Some(&|b| partial_loglik_hessian(b, &x, &EVENT)),
+                analytic: Some(&|b| by_hand(b, &x).1),
+            },
+            &pts,
+        );
+    }
+
+    #[test]
+    fn risk_sets_and_baseline_hazard() {
+        let x = covariates();
+        for b in points(4452, P, 10, -1.5, 1.5) {
+            let eta = linear_predictor(&b, &x);
+            let mut lse = vec![0.0; N];
+            risk_lse(&eta, &mut lse);
+            for i in 0..N {
+                let s: f64 = eta[i..].iter().map(|e| e.exp()).sum();
+                assert_close(lse[i], s.ln(), 1e-14, "risk set log-sum-exp");
+            }
+            let jl = risk_lse_jacobian(&eta, &mut vec![0.0; N]);
+            check_jacobian("cox::risk_lse", &eta, &jl, |e| {
+                let mut l = vec![0.0; N];
+                risk_lse(e, &mut l);
+                l
+            });
+
+            let mut hz = vec![0.0; N];
+            let j = breslow_jacobian(&b, &x, &EVENT, &mut hz);
+            assert!(
+                hz.windows(2).all(|w| w[1] >= w[0]),
+                "cumulative hazard is monotone"
+            );
+            check_jacobian("cox::breslow", &b, &j, |b| {
+                let mut h = vec![0.0; N];
+                breslow(b, &x, &EVENT, &mut h);
+                h
+            });
+            let c = wave(N, 0.2);
+            let t = wave(P, 0.9);
+            let gb = breslow_vjp(&b, &x, &EVENT, &mut vec![0.0; N], &c);
+            let mut jt = vec![0.0; N];
+            breslow_jvp(&b, &x, &EVENT, &mut vec![0.0; N], t.clone(), &mut jt);
+            check_dual("cox::breslow", &c, &jt, &gb, &t);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Regressions of fixes made in this session.
+
+mod regressions {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn swap_prod(y: [f64; 2]) -> [f64; 2] {
+        [y[1], y[0] * y[1]]
+    }
+
+    /// An output array read back whole by `*out` and passed by value: its `_jvp` moved the output's
+    /// tangent (the caller's `&mut [f64]`) into the copy's (`forward.rs`, `ArrayInit::Copy`), which did
+    /// not compile (`&mut [f64]: Clone`, `[f64; 2]: From<&mut [f64]>`).
+    #[differentiable]
+    pub fn deref_output(y: &[f64; 2], out: &mut [f64; 2]) -> f64 {
+        out[0] = y[0] * 2.0;
+        out[1] = y[1];
+        let k = swap_prod(*out);
+        k[0] + k[1]
+    }
+
+    #[test]
+    fn deref_output_by_hand() {
+        for p in points(4491, 2, 10, -2.0, 2.0) {
+            let (a, b) = (p[0], p[1]);
+            let y = [a, b];
+            let mut o = [0.0; 2];
+            // f = b + 2ab, out = (2a, b).
+            let v = deref_output(&y, &mut o);
+            assert_close(v, b + 2.0 * a * b, 1e-15, "value");
+            let (vg, g) = deref_output_grad(&y, &mut [0.0; 2]);
+            assert_eq!(vg, v);
+            assert_all_close(&g, &[2.0 * b, 1.0 + 2.0 * a], 1e-15, "gradient");
+            let t = [0.5, -1.0];
+            let mut d = [9.0; 2];
+            let mut oj = [0.0; 2];
+            let (vj, dv) = deref_output_jvp(&y, &mut oj, t, &mut d);
+            assert_eq!((vj, oj), (v, o));
+            assert_close(dv, dot(&g, &t), 1e-15, "jvp");
+            assert_all_close(&d, &[2.0 * t[0], t[1]], 1e-15, "the output's tangent");
+            let c = [0.25, 2.0];
+            let (_, gv) = deref_output_vjp(&y, &mut [0.0; 2], 1.0, &c);
+            assert_all_close(&gv, &[g[0] + 2.0 * c[0], g[1] + c[1]], 1e-15, "vjp");
+        }
+    }
+
+    /// A function without a generic copy (it iterates `&[(usize, usize)]` by a tuple pattern) that has
+    /// an input slice and an output slice: its hidden function of pairs called the fallback copy's
+    /// `jvp_out`, whose tangents were `impl Sized`, through `Into::into` (`companion.rs`,
+    /// `fallback_signatures`): E0283.
+    #[differentiable]
+    pub fn scatter(init: &[f64], links: &[(usize, usize)], r: &mut [f64]) {
+        for i in 0..init.len() {
+            r[i] = init[i];
+        }
+        for &(w, l) in links {
+            let d = r[l].exp();
+            r[w] += d;
+        }
+    }
+
+    #[test]
+    fn scatter_by_hand() {
+        let links = [(0, 1), (2, 0)];
+        for init in points(4492, 3, 10, -1.0, 1.0) {
+            let mut r = vec![0.0; 3];
+            let j = scatter_jacobian(&init, &links, &mut r);
+            let e1 = init[1].exp();
+            let r0 = init[0] + e1;
+            let e0 = r0.exp();
+            assert_all_close(&r, &[r0, init[1], init[2] + e0], 1e-15, "value");
+            let by_hand = [
+                vec![1.0, e1, 0.0],
+                vec![0.0, 1.0, 0.0],
+                vec![e0, e0 * e1, 1.0],
+            ];
+            // The loop's writes cannot be seen to cover `r` (it may be longer than `init`), so `r`'s
+            // incoming value is an input too, with zero columns here.
+            for i in 0..3 {
+                assert_all_close(&j[i][..3], &by_hand[i], 1e-14, "Jacobian by hand");
+                assert_all_close(&j[i][3..], &[0.0; 3], 0.0, "the incoming r");
+            }
+        }
+    }
+}
