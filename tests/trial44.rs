@@ -1153,6 +1153,840 @@ mod cox {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// (7) Straight-through estimators: the value of a hard arg-max choice with the gradient of its softmax
+// relaxation, once by `soft + stop_gradient(hard - soft)` (both parameters active, `order = 2`: the
+// Hessian is the relaxation's) and once as a `#[custom_gradient]` over two slices whose closure
+// returns the relaxation's cotangents, called by a loss with a ridge term (`wrt(logits)`, `order = 2`).
+
+mod straight_through {
+    use super::*;
+    use autodiff::{custom_gradient, differentiable, stop_gradient};
+    use common::{assert_fd_gradient, assert_hessian_fd};
+
+    /// `Σ softmax(logits / temp)_i values_i`.
+    #[differentiable]
+    pub fn soft_choice(logits: &[f64], values: &[f64], temp: f64) -> f64 {
+        let m = logits.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+        let mut z = 0.0;
+        let mut s = 0.0;
+        for (l, v) in logits.iter().zip(values) {
+            let e = ((l - m) / temp).exp();
+            z += e;
+            s += e * v;
+        }
+        s / z
+    }
+
+    #[differentiable(wrt(logits, values), order = 2)]
+    pub fn pick(logits: &[f64], values: &[f64], temp: f64) -> f64 {
+        let mut best = 0;
+        for i in 1..logits.len() {
+            if logits[i] > logits[best] {
+                best = i;
+            }
+        }
+        let soft = soft_choice(logits, values, temp);
+        soft + stop_gradient(values[best] - soft)
+    }
+
+    #[custom_gradient]
+    pub fn hard_pick(
+        logits: &[f64],
+        values: &[f64],
+    ) -> (f64, impl Fn(f64) -> (Vec<f64>, Vec<f64>)) {
+        let n = logits.len();
+        let mut best = 0;
+        for i in 1..n {
+            if logits[i] > logits[best] {
+                best = i;
+            }
+        }
+        let m = logits[best];
+        let e: Vec<f64> = logits.iter().map(|l| (l - m).exp()).collect();
+        let z: f64 = e.iter().sum();
+        let p: Vec<f64> = e.iter().map(|x| x / z).collect();
+        let mean: f64 = p.iter().zip(values).map(|(a, b)| a * b).sum();
+        let dl: Vec<f64> = (0..n).map(|i| p[i] * (values[i] - mean)).collect();
+        (values[best], move |dy| {
+            (
+                dl.iter().map(|d| dy * d).collect(),
+                p.iter().map(|q| dy * q).collect(),
+            )
+        })
+    }
+
+    #[differentiable(wrt(logits), order = 2)]
+    pub fn policy_loss(logits: &[f64], values: &[f64], target: f64) -> f64 {
+        let v = hard_pick(logits, values);
+        (v - target).powi(2) + 0.1 * logits.iter().map(|l| l * l).sum::<f64>()
+    }
+
+    const N: usize = 5;
+
+    fn best(l: &[f64]) -> usize {
+        (0..l.len()).fold(0, |b, i| if l[i] > l[b] { i } else { b })
+    }
+
+    #[test]
+    fn stop_gradient_pick() {
+        let temp = 0.7;
+        let join = |g: (Vec<f64>, Vec<f64>)| [g.0, g.1].concat();
+        for x in points(4461, 2 * N, 12, -1.5, 1.5) {
+            let (l, v) = (&x[..N], &x[N..]);
+            let (value, g) = pick_grad(l, v, temp);
+            assert_eq!(value, v[best(l)], "the hard choice");
+            assert_eq!(pick(l, v, temp), value);
+            let g = join(g);
+            assert_fd_gradient(
+                |y| soft_choice(&y[..N], &y[N..], temp),
+                &x,
+                &g,
+                "the relaxation's gradient",
+            );
+            let mut b = (vec![f64::NAN; N], vec![f64::NAN; N]);
+            pick_grad_into(l, v, temp, (&mut b.0, &mut b.1));
+            same_bits(&join(b), &g, "pick");
+            let t = wave(2 * N, 0.3);
+            let (vj, dj) = pick_jvp(l, v, temp, (t[..N].to_vec(), t[N..].to_vec()));
+            assert_eq!(vj, value);
+            assert_close(dj, dot(&g, &t), 1e-12, "pick_jvp");
+            let (vv, gv) = pick_vjp(l, v, temp, -2.0);
+            assert_eq!(vv, value);
+            assert_all_close(
+                &join(gv),
+                &g.iter().map(|a| -2.0 * a).collect::<Vec<_>>(),
+                1e-15,
+                "pick_vjp",
+            );
+
+            let (vh, gh, h) = pick_hessian(l, v, temp);
+            assert_eq!(vh, value);
+            assert_all_close(&join(gh), &g, 1e-15, "the gradient of _hessian");
+            assert_hessian_fd(
+                &h,
+                |y| join(pick_grad(&y[..N], &y[N..], temp).1),
+                &x,
+                1e-5,
+                "pick: the Hessian against differences of _grad",
+            );
+            let (_, _, hv) = pick_hvp(l, v, temp, (t[..N].to_vec(), t[N..].to_vec()));
+            let expected: Vec<f64> = h.iter().map(|row| dot(row, &t)).collect();
+            assert_all_close(&join(hv), &expected, 1e-10, "pick_hvp");
+        }
+    }
+
+    #[test]
+    fn custom_straight_through_loss() {
+        let values = [0.3, -1.2, 0.8, 0.1, -0.4];
+        let target = 0.5;
+        for l in points(4462, N, 12, -1.5, 1.5) {
+            let v = values[best(&l)];
+            assert_eq!(hard_pick(&l, &values), v);
+            let (value, g) = policy_loss_grad(&l, &values, target);
+            assert_close(
+                value,
+                (v - target).powi(2) + 0.1 * dot(&l, &l),
+                1e-15,
+                "loss",
+            );
+            // 2 (v - target) times the relaxation's gradient over the logits, by differences, plus the ridge.
+            let mut soft = vec![0.0; N];
+            for i in 0..N {
+                let h = 1e-6;
+                let mut a = l.clone();
+                let mut b = l.clone();
+                a[i] += h;
+                b[i] -= h;
+                soft[i] =
+                    (soft_choice(&a, &values, 1.0) - soft_choice(&b, &values, 1.0)) / (2.0 * h);
+            }
+            let expected: Vec<f64> = (0..N)
+                .map(|i| 2.0 * (v - target) * soft[i] + 0.2 * l[i])
+                .collect();
+            assert_all_close(&g, &expected, 1e-8, "the straight-through gradient");
+            let mut b = vec![f64::NAN; N];
+            policy_loss_grad_into(&l, &values, target, &mut b);
+            same_bits(&b, &g, "policy_loss");
+            let t = wave(N, -0.6);
+            let (_, dj) = policy_loss_jvp(&l, &values, target, t.clone());
+            assert_close(dj, dot(&g, &t), 1e-12, "policy_loss_jvp");
+
+            // The Hessian is the Jacobian of `_grad` (the closure differentiated through its captures).
+            let (_, gh, h) = policy_loss_hessian(&l, &values, target);
+            assert_all_close(&gh, &g, 1e-15, "the gradient of _hessian");
+            assert_hessian_fd(
+                &h,
+                |y| policy_loss_grad(y, &values, target).1,
+                &l,
+                1e-5,
+                "policy_loss: the Hessian against differences of _grad",
+            );
+            let (_, _, hv) = policy_loss_hvp(&l, &values, target, t.clone());
+            let expected: Vec<f64> = h.iter().map(|row| dot(row, &t)).collect();
+            assert_all_close(&hv, &expected, 1e-10, "policy_loss_hvp");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (8) Weighted isotonic regression by pool-adjacent-violators: blocks kept in local `Vec`s (levels,
+// weights, and a `Vec<usize>` of starts) merged by a `while` whose condition compares active levels,
+// the fit written block by block into an output slice. Its Jacobian by hand (each output is its
+// block's weighted mean: `w_j / W` over `y_j`, `(y_j - level) / W` over `w_j`), and a squared misfit at
+// `order = 2`.
+
+mod isotonic {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn fit(y: &[f64], w: &[f64], out: &mut [f64]) {
+        let n = y.len();
+        let mut level = vec![0.0; n];
+        let mut weight = vec![0.0; n];
+        let mut start = vec![0usize; n];
+        let mut top = 0;
+        for i in 0..n {
+            level[top] = y[i];
+            weight[top] = w[i];
+            start[top] = i;
+            top += 1;
+            while top > 1 && level[top - 2] > level[top - 1] {
+                let merged = weight[top - 2] + weight[top - 1];
+                level[top - 2] =
+                    (weight[top - 2] * level[top - 2] + weight[top - 1] * level[top - 1]) / merged;
+                weight[top - 2] = merged;
+                top -= 1;
+            }
+        }
+        for b in 0..top {
+            let end = if b + 1 < top { start[b + 1] } else { n };
+            for i in start[b]..end {
+                out[i] = level[b];
+            }
+        }
+    }
+
+    #[differentiable(wrt(y, w), order = 2)]
+    pub fn misfit(y: &[f64], w: &[f64], target: &[f64]) -> f64 {
+        let mut f = vec![0.0; y.len()];
+        fit(y, w, &mut f);
+        let mut s = 0.0;
+        for i in 0..f.len() {
+            s += w[i] * (f[i] - target[i]).powi(2);
+        }
+        s
+    }
+
+    /// The blocks of the fit: the maximal runs of equal outputs (generic inputs never tie otherwise).
+    fn blocks(f: &[f64]) -> Vec<(usize, usize)> {
+        let mut out = vec![];
+        let mut s = 0;
+        for i in 1..=f.len() {
+            if i == f.len() || f[i] != f[s] {
+                out.push((s, i));
+                s = i;
+            }
+        }
+        out
+    }
+
+    const N: usize = 8;
+
+    fn inputs(p: &[f64]) -> (Vec<f64>, Vec<f64>) {
+        let y: Vec<f64> = (0..N).map(|i| 0.3 * i as f64 + p[i]).collect();
+        let w: Vec<f64> = p[N..].iter().map(|v| 1.0 + 0.5 * v).collect();
+        (y, w)
+    }
+
+    #[test]
+    fn fit_is_monotone_and_its_jacobian_is_block_means() {
+        let mut merged_somewhere = false;
+        for p in points(4471, 2 * N, 12, -1.0, 1.0) {
+            let (y, w) = inputs(&p);
+            let mut f = vec![0.0; N];
+            let j = fit_jacobian(&y, &w, &mut f);
+            assert!(f.windows(2).all(|v| v[0] <= v[1]), "monotone: {f:?}");
+            let bs = blocks(&f);
+            merged_somewhere |= bs.len() < N;
+            let mut by_hand = vec![vec![0.0; 2 * N]; N];
+            for &(s, e) in &bs {
+                let total: f64 = w[s..e].iter().sum();
+                let level = (s..e).map(|k| w[k] * y[k]).sum::<f64>() / total;
+                for i in s..e {
+                    assert_close(f[i], level, 1e-14, "the block's weighted mean");
+                    for k in s..e {
+                        by_hand[i][k] = w[k] / total;
+                        by_hand[i][N + k] = (y[k] - level) / total;
+                    }
+                }
+            }
+            for i in 0..N {
+                assert_all_close(&j[i], &by_hand[i], 1e-12, "Jacobian by hand");
+            }
+            let x: Vec<f64> = [y.clone(), w.clone()].concat();
+            check_jacobian("isotonic::fit", &x, &j, |x| {
+                let mut f = vec![0.0; N];
+                fit(&x[..N], &x[N..], &mut f);
+                f
+            });
+            let c = wave(N, 0.9);
+            let t = wave(2 * N, 0.2);
+            let (gy, gw) = fit_vjp(&y, &w, &mut vec![0.0; N], &c);
+            let mut jt = vec![0.0; N];
+            fit_jvp(
+                &y,
+                &w,
+                &mut vec![0.0; N],
+                (t[..N].to_vec(), t[N..].to_vec()),
+                &mut jt,
+            );
+            check_dual("isotonic::fit", &c, &jt, &[gy, gw].concat(), &t);
+        }
+        assert!(merged_somewhere, "the points exercise merges");
+    }
+
+    #[test]
+    fn misfit_audit() {
+        let target: Vec<f64> = (0..N).map(|i| 0.25 * i as f64).collect();
+        let pts: Vec<Vec<f64>> = points(4472, 2 * N, 10, -1.0, 1.0)
+            .iter()
+            .map(|p| {
+                let (y, w) = inputs(p);
+                [y, w].concat()
+            })
+            .collect();
+        let join = |g: (Vec<f64>, Vec<f64>)| [g.0, g.1].concat();
+        for x in &pts {
+            let (v, g) = misfit_grad(&x[..N], &x[N..], &target);
+            let mut b = (vec![f64::NAN; N], vec![f64::NAN; N]);
+            assert_eq!(
+                misfit_grad_into(&x[..N], &x[N..], &target, (&mut b.0, &mut b.1)),
+                v
+            );
+            same_bits(&join(b), &join(g), "misfit");
+        }
+        audit(
+            &Items {
+                what: "isotonic::misfit",
+                primal: &|x| misfit(&x[..N], &x[N..], &target),
+                grad: &|x| {
+                    let (v, g) = misfit_grad(&x[..N], &x[N..], &target);
+                    (v, join(g))
+                },
+                vjp: &|x, d| {
+                    let (v, g) = misfit_vjp(&x[..N], &x[N..], &target, d);
+                    (v, join(g))
+                },
+                jvp: &|x, t| {
+                    misfit_jvp(
+                        &x[..N],
+                        &x[N..],
+                        &target,
+                        (t[..N].to_vec(), t[N..].to_vec()),
+                    )
+                },
+                grad_into: &|x| {
+                    let mut b = (vec![f64::NAN; N], vec![f64::NAN; N]);
+                    let v = misfit_grad_into(&x[..N], &x[N..], &target, (&mut b.0, &mut b.1));
+                    (v, join(b))
+                },
+                hvp: Some(&|x, v| {
+                    let (val, g, hv) = misfit_hvp(
+                        &x[..N],
+                        &x[N..],
+                        &target,
+                        (v[..N].to_vec(), v[N..].to_vec()),
+                    );
+                    (val, join(g), join(hv))
+                }),
+                hessian: Some(&|x| {
+                    let (val, g, h) = misfit_hessian(&x[..N], &x[N..], &target);
+                    (val, join(g), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (9) A bootstrap particle filter's log-likelihood of an AR(1) state-space model with the random
+// numbers and the resampling ancestors fixed (common random numbers): the particles overwritten
+// every step from a copy of the previous ones (`let prev = x.clone();`) indexed by the ancestors,
+// log-weights by a helper, a log-mean-exp helper with a running `fold` maximum; the parameters
+// `[atanh φ, ln σ, ln τ]` unpacked by a tuple `let`, at `order = 2`.
+
+mod particle {
+    use super::*;
+    use autodiff::differentiable;
+    use std::f64::consts::PI;
+
+    pub const P: usize = 6;
+
+    #[differentiable]
+    pub fn log_normal(x: f64, mean: f64, sd: f64) -> f64 {
+        let z = (x - mean) / sd;
+        -0.5 * z * z - sd.ln() - 0.5 * (2.0 * PI).ln()
+    }
+
+    #[differentiable]
+    pub fn log_mean_exp(lw: &[f64]) -> f64 {
+        let m = lw.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+        m + (lw.iter().map(|l| (l - m).exp()).sum::<f64>() / lw.len() as f64).ln()
+    }
+
+    #[differentiable(wrt(theta), order = 2)]
+    pub fn loglik(theta: [f64; 3], ys: &[f64], noise: &[f64], ancestors: &[usize]) -> f64 {
+        let (phi, sigma, tau) = (theta[0].tanh(), theta[1].exp(), theta[2].exp());
+        let mut x = vec![0.0; P];
+        let mut lw = vec![0.0; P];
+        let mut ll = 0.0;
+        for (t, &y) in ys.iter().enumerate() {
+            let prev = x.clone();
+            for p in 0..P {
+                let a = if t == 0 {
+                    p
+                } else {
+                    ancestors[(t - 1) * P + p]
+                };
+                x[p] = phi * prev[a] + sigma * noise[t * P + p];
+                lw[p] = log_normal(y, x[p], tau);
+            }
+            ll += log_mean_exp(&lw);
+        }
+        ll
+    }
+
+    fn plain(theta: [f64; 3], ys: &[f64], noise: &[f64], ancestors: &[usize]) -> f64 {
+        let (phi, sigma, tau) = (theta[0].tanh(), theta[1].exp(), theta[2].exp());
+        let mut x = [0.0; P];
+        let mut ll = 0.0;
+        for (t, y) in ys.iter().enumerate() {
+            let prev = x;
+            let mut mean_w = 0.0;
+            for p in 0..P {
+                let a = if t == 0 {
+                    p
+                } else {
+                    ancestors[(t - 1) * P + p]
+                };
+                x[p] = phi * prev[a] + sigma * noise[t * P + p];
+                mean_w += (-0.5 * ((y - x[p]) / tau).powi(2)).exp() / (tau * (2.0 * PI).sqrt());
+            }
+            ll += (mean_w / P as f64).ln();
+        }
+        ll
+    }
+
+    #[test]
+    fn likelihood_value_and_audit() {
+        let steps = 6;
+        let ys: Vec<f64> = (0..steps).map(|t| (0.8 * t as f64).sin()).collect();
+        let noise = common::Inputs(4481).vec(steps * P);
+        // Ancestors by a fixed systematic pattern.
+        let ancestors: Vec<usize> = (0..(steps - 1) * P).map(|k| (k * 7 + k / P) % P).collect();
+        let pts = points(4482, 3, 10, -0.7, 0.3);
+        for x in &pts {
+            let th = arr(x);
+            let (v, g) = loglik_grad(th, &ys, &noise, &ancestors);
+            assert_close(
+                v,
+                plain(th, &ys, &noise, &ancestors),
+                1e-12,
+                "particle log-likelihood",
+            );
+            let mut b = [f64::NAN; 3];
+            assert_eq!(loglik_grad_into(th, &ys, &noise, &ancestors, &mut b), v);
+            same_bits(&b, &g, "loglik");
+        }
+        audit(
+            &Items {
+                what: "particle::loglik",
+                primal: &|x| loglik(arr(x), &ys, &noise, &ancestors),
+                grad: &|x| {
+                    let (v, g) = loglik_grad(arr(x), &ys, &noise, &ancestors);
+                    (v, g.to_vec())
+                },
+                vjp: &|x, d| {
+                    let (v, g) = loglik_vjp(arr(x), &ys, &noise, &ancestors, d);
+                    (v, g.to_vec())
+                },
+                jvp: &|x, t| loglik_jvp(arr(x), &ys, &noise, &ancestors, arr(t)),
+                grad_into: &|x| {
+                    let mut b = [f64::NAN; 3];
+                    let v = loglik_grad_into(arr(x), &ys, &noise, &ancestors, &mut b);
+                    (v, b.to_vec())
+                },
+                hvp: Some(&|x, v| {
+                    let (val, g, hv) = loglik_hvp(arr(x), &ys, &noise, &ancestors, arr(v));
+                    (val, g.to_vec(), hv.to_vec())
+                }),
+                hessian: Some(&|x| {
+                    let (val, g, h) = loglik_hessian(arr(x), &ys, &noise, &ancestors);
+                    (val, g.to_vec(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (10) The smallest eigenvalue of a symmetric 3x3 matrix by inverse iteration: each iteration solves
+// `A w = v` by Cramer's rule (a helper copying the matrix parameter `let mut mk = *m;` and replacing a
+// column, a determinant helper over `&[[f64; 3]; 3]`), normalises with `hypot`, and the Rayleigh
+// quotient at the end. Its gradient is `v vᵀ` by hand (the eigenvector from a cross product of two
+// rows of `A - λI`); `order = 2`. The solver is reused by the portfolio project (11).
+
+mod rayleigh {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn det3(m: &[[f64; 3]; 3]) -> f64 {
+        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+    }
+
+    #[differentiable]
+    pub fn solve3(m: &[[f64; 3]; 3], b: &[f64; 3]) -> [f64; 3] {
+        let d = det3(m);
+        let mut x = [0.0; 3];
+        for k in 0..3 {
+            let mut mk = *m;
+            for i in 0..3 {
+                mk[i][k] = b[i];
+            }
+            x[k] = det3(&mk) / d;
+        }
+        x
+    }
+
+    #[differentiable]
+    pub fn quotient(a: &[[f64; 3]; 3], v: &[f64; 3]) -> f64 {
+        let mut num = 0.0;
+        for i in 0..3 {
+            for j in 0..3 {
+                num += v[i] * a[i][j] * v[j];
+            }
+        }
+        num / v.iter().map(|x| x * x).sum::<f64>()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn smallest(a: [[f64; 3]; 3]) -> f64 {
+        let mut v = [1.0, 0.5, 0.25];
+        for _ in 0..60 {
+            let w = solve3(&a, &v);
+            let norm = w[0].hypot(w[1]).hypot(w[2]);
+            for i in 0..3 {
+                v[i] = w[i] / norm;
+            }
+        }
+        quotient(&a, &v)
+    }
+
+    pub fn matrix(p: &[f64]) -> [[f64; 3]; 3] {
+        [
+            [1.0 + 0.3 * p[0], 0.3 * p[3], 0.3 * p[4]],
+            [0.3 * p[3], 3.0 + 0.3 * p[1], 0.3 * p[5]],
+            [0.3 * p[4], 0.3 * p[5], 6.0 + 0.3 * p[2]],
+        ]
+    }
+
+    fn flat(m: [[f64; 3]; 3]) -> Vec<f64> {
+        m.iter().flatten().copied().collect()
+    }
+
+    fn unflat(x: &[f64]) -> [[f64; 3]; 3] {
+        common::contract::nested(x)
+    }
+
+    fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    }
+
+    #[test]
+    fn solver_and_eigenvalue_by_hand() {
+        for p in points(4491, 6, 12, -1.0, 1.0) {
+            let a = matrix(&p);
+            let b = [p[0], -p[1], 0.5];
+            let x = solve3(&a, &b);
+            for i in 0..3 {
+                assert_close(dot(&a[i], &x), b[i], 1e-13, "A x = b");
+            }
+            let (lam, g) = smallest_grad(a);
+            // λ is a root of det(A - λI), and the smallest (the others lie near 3 and 6).
+            let mut shifted = a;
+            for i in 0..3 {
+                shifted[i][i] -= lam;
+            }
+            assert!(
+                det3(&shifted).abs() < 1e-12,
+                "det(A - λI) = {}",
+                det3(&shifted)
+            );
+            assert!(lam < 2.0);
+            let v = cross(shifted[0], shifted[1]);
+            let n2 = dot(&v, &v);
+            for i in 0..3 {
+                for j in 0..3 {
+                    assert_close(g[i][j], v[i] * v[j] / n2, 1e-10, "dλ/dA = v vᵀ");
+                }
+            }
+            let mut buf = [[f64::NAN; 3]; 3];
+            assert_eq!(smallest_grad_into(a, &mut buf), lam);
+            same_bits(&flat(buf), &flat(g), "smallest");
+
+            let t = wave(9, 0.4);
+            let tb = wave(3, 1.0);
+            let c = wave(3, -0.2);
+            let (ga, gb) = solve3_vjp(&a, &b, arr(&c)).1;
+            let (_, jt) = solve3_jvp(&a, &b, (unflat(&t), arr(&tb)));
+            check_dual(
+                "rayleigh::solve3",
+                &c,
+                &jt,
+                &[flat(ga), gb.to_vec()].concat(),
+                &[t, tb].concat(),
+            );
+            let j = solve3_jacobian(&a, &b);
+            check_jacobian(
+                "rayleigh::solve3",
+                &[flat(a), b.to_vec()].concat(),
+                &j,
+                |x| solve3(&unflat(&x[..9]), &arr(&x[9..])).to_vec(),
+            );
+        }
+    }
+
+    #[test]
+    fn smallest_audit() {
+        let pts: Vec<Vec<f64>> = points(4492, 6, 8, -1.0, 1.0)
+            .iter()
+            .map(|p| flat(matrix(p)))
+            .collect();
+        audit(
+            &Items {
+                what: "rayleigh::smallest",
+                primal: &|x| smallest(unflat(x)),
+                grad: &|x| {
+                    let (v, g) = smallest_grad(unflat(x));
+                    (v, flat(g))
+                },
+                vjp: &|x, d| {
+                    let (v, g) = smallest_vjp(unflat(x), d);
+                    (v, flat(g))
+                },
+                jvp: &|x, t| smallest_jvp(unflat(x), unflat(t)),
+                grad_into: &|x| {
+                    let mut b = [[f64::NAN; 3]; 3];
+                    let v = smallest_grad_into(unflat(x), &mut b);
+                    (v, flat(b))
+                },
+                hvp: Some(&|x, v| {
+                    let (val, g, hv) = smallest_hvp(unflat(x), unflat(v));
+                    (val, flat(g), flat(hv))
+                }),
+                hessian: Some(&|x| {
+                    let (val, g, h) = smallest_hessian(unflat(x));
+                    (val, flat(g), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (11) A fully invested mean-variance portfolio as a `Differentiable` struct of expected returns and a
+// covariance matrix (nested arrays) with a `#[no_grad]` tag: `weights` solves two 3x3 systems by the
+// rayleigh project's Cramer solver (`super::rayleigh::solve3`), `utility` calls `self.weights` and
+// `Self::risk`; by the envelope theorem its gradient is `w` over the returns and `-(γ/2) w wᵀ` over
+// the covariance; `order = 2` through the methods.
+
+mod portfolio {
+    use super::*;
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Market {
+        pub mu: [f64; 3],
+        pub cov: [[f64; 3]; 3],
+        #[no_grad]
+        pub id: usize,
+    }
+
+    impl Market {
+        #[differentiable(wrt(self))]
+        pub fn weights(&self, gamma: f64) -> [f64; 3] {
+            // Copied element by element: passing the fields on whole leaves `weights` without the
+            // generic copy that `utility`'s `order = 2` needs (see the session's report).
+            let mut cov = [[0.0; 3]; 3];
+            for i in 0..3 {
+                for j in 0..3 {
+                    cov[i][j] = self.cov[i][j];
+                }
+            }
+            let mu = [self.mu[0], self.mu[1], self.mu[2]];
+            let a = super::rayleigh::solve3(&cov, &mu);
+            let b = super::rayleigh::solve3(&cov, &[1.0, 1.0, 1.0]);
+            let (sa, sb) = (a[0] + a[1] + a[2], b[0] + b[1] + b[2]);
+            let eta = (1.0 - sa / gamma) / sb;
+            [
+                a[0] / gamma + eta * b[0],
+                a[1] / gamma + eta * b[1],
+                a[2] / gamma + eta * b[2],
+            ]
+        }
+
+        #[differentiable(wrt(cov, w))]
+        pub fn risk(cov: &[[f64; 3]; 3], w: &[f64; 3]) -> f64 {
+            let mut s = 0.0;
+            for (i, row) in cov.iter().enumerate() {
+                s += w[i] * row.iter().zip(w).map(|(c, wj)| c * wj).sum::<f64>();
+            }
+            s
+        }
+
+        #[differentiable(wrt(self), order = 2)]
+        pub fn utility(&self, gamma: f64) -> f64 {
+            let w = self.weights(gamma);
+            let ret = w.iter().zip(&self.mu).map(|(a, b)| a * b).sum::<f64>();
+            ret - 0.5 * gamma * Self::risk(&self.cov, &w)
+        }
+    }
+
+    fn market(p: &[f64]) -> Market {
+        let l = [
+            [0.3 + 0.05 * p[0], 0.0, 0.0],
+            [0.05 * p[1], 0.25, 0.0],
+            [0.05 * p[2], 0.05 * p[3], 0.2],
+        ];
+        let mut cov = [[0.0; 3]; 3];
+        for i in 0..3 {
+            for j in 0..3 {
+                cov[i][j] = (0..3).map(|k| l[i][k] * l[j][k]).sum::<f64>();
+            }
+        }
+        Market {
+            mu: [0.05 + 0.02 * p[4], 0.07 + 0.02 * p[5], 0.04],
+            cov,
+            id: 7,
+        }
+    }
+
+    #[test]
+    fn weights_budget_and_envelope_gradient() {
+        let gamma = 3.0;
+        for p in points(44101, 6, 12, -1.0, 1.0) {
+            let m = market(&p);
+            let w = m.weights(gamma);
+            assert_close(w.iter().sum::<f64>(), 1.0, 1e-13, "fully invested");
+            // Stationary: γ Σ w - μ is the same in every component (the budget's multiplier).
+            let r: Vec<f64> = (0..3)
+                .map(|i| gamma * dot(&m.cov[i], &w) - m.mu[i])
+                .collect();
+            assert_close(r[0], r[1], 1e-12, "stationary");
+            assert_close(r[1], r[2], 1e-12, "stationary");
+
+            let (u, g) = m.utility_grad(gamma);
+            assert_eq!(g.id, 7, "the #[no_grad] field copied");
+            assert_all_close(&g.mu, &w, 1e-10, "dU/dμ = w");
+            for i in 0..3 {
+                for j in 0..3 {
+                    assert_close(g.cov[i][j], -0.5 * gamma * w[i] * w[j], 1e-10, "dU/dΣ");
+                }
+            }
+            assert_close(
+                u,
+                dot(&w, &m.mu) - 0.5 * gamma * Market::risk(&m.cov, &w),
+                0.0,
+                "value",
+            );
+
+            let x = m.to_flat();
+            let jw = (0..3)
+                .map(|i| {
+                    let (_, gi) = m.weights_vjp(gamma, {
+                        let mut c = [0.0; 3];
+                        c[i] = 1.0;
+                        c
+                    });
+                    gi.to_flat()
+                })
+                .collect::<Vec<_>>();
+            check_jacobian("portfolio::weights", &x, &jw, |y| {
+                m.from_flat(y).weights(gamma).to_vec()
+            });
+            let t = wave(x.len(), 0.5);
+            let c = wave(3, 0.1);
+            let (_, jt) = m.weights_jvp(gamma, m.from_flat(&t));
+            let (_, cj) = m.weights_vjp(gamma, arr(&c));
+            check_dual("portfolio::weights", &c, &jt, &cj.to_flat(), &t);
+        }
+    }
+
+    #[test]
+    fn utility_audit() {
+        let gamma = 2.5;
+        let base = market(&[0.0; 6]);
+        let pts: Vec<Vec<f64>> = points(44102, 6, 8, -1.0, 1.0)
+            .iter()
+            .map(|p| market(p).to_flat())
+            .collect();
+        let at = |x: &[f64]| base.from_flat(x);
+        for x in &pts {
+            let m = at(x);
+            let (v, g) = m.utility_grad(gamma);
+            let mut b = m.zero_like();
+            b.mu = [f64::NAN; 3];
+            assert_eq!(m.utility_grad_into(gamma, &mut b), v);
+            same_bits(&b.to_flat(), &g.to_flat(), "utility");
+        }
+        audit(
+            &Items {
+                what: "portfolio::utility",
+                primal: &|x| at(x).utility(gamma),
+                grad: &|x| {
+                    let (v, g) = at(x).utility_grad(gamma);
+                    (v, g.to_flat())
+                },
+                vjp: &|x, d| {
+                    let (v, g) = at(x).utility_vjp(gamma, d);
+                    (v, g.to_flat())
+                },
+                jvp: &|x, t| at(x).utility_jvp(gamma, at(t)),
+                grad_into: &|x| {
+                    let mut b = at(x);
+                    let v = at(x).utility_grad_into(gamma, &mut b);
+                    (v, b.to_flat())
+                },
+                hvp: Some(&|x, v| {
+                    let (val, g, hv) = at(x).utility_hvp(gamma, at(v));
+                    (val, g.to_flat(), hv.to_flat())
+                }),
+                hessian: Some(&|x| {
+                    let (val, g, h) = at(x).utility_hessian(gamma);
+                    (val, g.to_flat(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Regressions of fixes made in this session.
 
 mod regressions {
