@@ -29,7 +29,8 @@ mod common;
 
 use common::contract::{audit, Items};
 use common::{
-    arr, assert_all_close, assert_close, check_dual, check_jacobian, dot, points, same_bits, wave,
+    arr, assert_all_close, assert_close, check_dual, check_jacobian, dot,
+    points, same_bits, wave,
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -185,12 +186,7 @@ mod adaptive_rk {
                 (reference(ya, ma, ta) - reference(yb, mb, tb)) / (2.0 * hh)
             };
             for (i, gi) in flat(g).iter().enumerate() {
-                assert_close(
-                    *gi,
-                    fd(i),
-                    1e-2,
-                    "against the accurate solution's sensitivity",
-                );
+                assert_close(*gi, fd(i), 1e-2, "against the accurate solution's sensitivity");
             }
         }
         audit(
@@ -310,13 +306,8 @@ mod upwind {
             );
             let (lo, hi) = u0
                 .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
-                    (a.min(*v), b.max(*v))
-                });
-            assert!(
-                out.iter().all(|v| *v >= lo - 1e-12 && *v <= hi + 1e-12),
-                "TVD bounds"
-            );
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(*v), b.max(*v)));
+            assert!(out.iter().all(|v| *v >= lo - 1e-12 && *v <= hi + 1e-12), "TVD bounds");
 
             let mut oj = vec![0.0; N];
             let j = advect_jacobian(&u0, c, STEPS, &mut oj);
@@ -329,12 +320,7 @@ mod upwind {
             });
             // Every column over the cells sums to one: the scheme conserves mass exactly.
             for k in 0..N {
-                assert_close(
-                    (0..N).map(|i| j[i][k]).sum::<f64>(),
-                    1.0,
-                    1e-12,
-                    "column sum",
-                );
+                assert_close((0..N).map(|i| j[i][k]).sum::<f64>(), 1.0, 1e-12, "column sum");
             }
 
             let cot = wave(N, 0.4);
@@ -510,11 +496,7 @@ mod gp_chol {
 
     fn by_hand(theta: [f64; 3], xs: &[f64], ys: &[f64]) -> (f64, Vec<f64>) {
         let n = xs.len();
-        let (ell, sf2, sn2) = (
-            theta[0].exp(),
-            (2.0 * theta[1]).exp(),
-            (2.0 * theta[2]).exp(),
-        );
+        let (ell, sf2, sn2) = (theta[0].exp(), (2.0 * theta[1]).exp(), (2.0 * theta[2]).exp());
         let kf: Vec<Vec<f64>> = (0..n)
             .map(|i| {
                 (0..n)
@@ -551,32 +533,13 @@ mod gp_chol {
         let n = 4;
         for p in points(4421, n * n + n, 10, -1.0, 1.0) {
             let l: Vec<Vec<f64>> = (0..n)
-                .map(|i| {
-                    (0..n)
-                        .map(|j| {
-                            if j < i {
-                                p[i * n + j]
-                            } else if j == i {
-                                2.0 + p[i * n + j]
-                            } else {
-                                0.0
-                            }
-                        })
-                        .collect()
-                })
+                .map(|i| (0..n).map(|j| if j < i { p[i * n + j] } else if j == i { 2.0 + p[i * n + j] } else { 0.0 }).collect())
                 .collect();
             let b = p[n * n..].to_vec();
-            let flat: Vec<f64> = l
-                .iter()
-                .flatten()
-                .copied()
-                .chain(b.iter().copied())
-                .collect();
+            let flat: Vec<f64> = l.iter().flatten().copied().chain(b.iter().copied()).collect();
             let split = |x: &[f64]| {
                 (
-                    (0..n)
-                        .map(|i| x[i * n..(i + 1) * n].to_vec())
-                        .collect::<Vec<_>>(),
+                    (0..n).map(|i| x[i * n..(i + 1) * n].to_vec()).collect::<Vec<_>>(),
                     x[n * n..].to_vec(),
                 )
             };
@@ -896,13 +859,7 @@ mod bradley_terry {
                 assert_all_close(&h[i], &hh[i], 1e-12, "Hessian by hand");
             }
             let mut b = (vec![f64::NAN; PLAYERS], f64::NAN);
-            neg_log_lik_grad_into(
-                &x[..PLAYERS],
-                x[PLAYERS],
-                &GAMES,
-                RIDGE,
-                (&mut b.0, &mut b.1),
-            );
+            neg_log_lik_grad_into(&x[..PLAYERS], x[PLAYERS], &GAMES, RIDGE, (&mut b.0, &mut b.1));
             same_bits(&join(b), &join(g), "neg_log_lik");
         }
         let n = PLAYERS;
@@ -921,8 +878,7 @@ mod bradley_terry {
                 jvp: &|x, t| neg_log_lik_jvp(&x[..n], x[n], &GAMES, RIDGE, (t[..n].to_vec(), t[n])),
                 grad_into: &|x| {
                     let mut b = (vec![f64::NAN; n], f64::NAN);
-                    let v =
-                        neg_log_lik_grad_into(&x[..n], x[n], &GAMES, RIDGE, (&mut b.0, &mut b.1));
+                    let v = neg_log_lik_grad_into(&x[..n], x[n], &GAMES, RIDGE, (&mut b.0, &mut b.1));
                     (v, join(b))
                 },
                 hvp: Some(&|x, v| {
@@ -947,12 +903,7 @@ mod bradley_terry {
             let k = 24.0 + 8.0 * p[PLAYERS];
             let mut r = vec![0.0; PLAYERS];
             elo(&init, &GAMES, k, &mut r);
-            assert_close(
-                r.iter().sum::<f64>(),
-                init.iter().sum::<f64>(),
-                1e-14,
-                "Elo is zero-sum",
-            );
+            assert_close(r.iter().sum::<f64>(), init.iter().sum::<f64>(), 1e-14, "Elo is zero-sum");
             // One game by hand.
             let mut one = vec![0.0; PLAYERS];
             elo(&init, &GAMES[..1], k, &mut one);
@@ -974,14 +925,7 @@ mod bradley_terry {
             let (gi, gk) = elo_vjp(&init, &GAMES, k, &mut rv, &c);
             let mut rt = vec![0.0; PLAYERS];
             let mut jt = vec![0.0; PLAYERS];
-            elo_jvp(
-                &init,
-                &GAMES,
-                k,
-                &mut rt,
-                (t[..PLAYERS].to_vec(), t[PLAYERS]),
-                &mut jt,
-            );
+            elo_jvp(&init, &GAMES, k, &mut rt, (t[..PLAYERS].to_vec(), t[PLAYERS]), &mut jt);
             let cj: Vec<f64> = gi.into_iter().chain([gk]).collect();
             check_dual("bradley_terry::elo", &c, &jt, &cj, &t);
         }
@@ -1054,11 +998,7 @@ mod cox {
 
     fn covariates() -> Vec<Vec<f64>> {
         (0..N)
-            .map(|i| {
-                (0..P)
-                    .map(|k| ((i * 3 + k * 5) as f64 * 0.7).sin())
-                    .collect()
-            })
+            .map(|i| (0..P).map(|k| ((i * 3 + k * 5) as f64 * 0.7).sin()).collect())
             .collect()
     }
 
@@ -1133,10 +1073,7 @@ mod cox {
 
             let mut hz = vec![0.0; N];
             let j = breslow_jacobian(&b, &x, &EVENT, &mut hz);
-            assert!(
-                hz.windows(2).all(|w| w[1] >= w[0]),
-                "cumulative hazard is monotone"
-            );
+            assert!(hz.windows(2).all(|w| w[1] >= w[0]), "cumulative hazard is monotone");
             check_jacobian("cox::breslow", &b, &j, |b| {
                 let mut h = vec![0.0; N];
                 breslow(b, &x, &EVENT, &mut h);
@@ -1237,12 +1174,7 @@ mod straight_through {
             assert_eq!(value, v[best(l)], "the hard choice");
             assert_eq!(pick(l, v, temp), value);
             let g = join(g);
-            assert_fd_gradient(
-                |y| soft_choice(&y[..N], &y[N..], temp),
-                &x,
-                &g,
-                "the relaxation's gradient",
-            );
+            assert_fd_gradient(|y| soft_choice(&y[..N], &y[N..], temp), &x, &g, "the relaxation's gradient");
             let mut b = (vec![f64::NAN; N], vec![f64::NAN; N]);
             pick_grad_into(l, v, temp, (&mut b.0, &mut b.1));
             same_bits(&join(b), &g, "pick");
@@ -1252,12 +1184,7 @@ mod straight_through {
             assert_close(dj, dot(&g, &t), 1e-12, "pick_jvp");
             let (vv, gv) = pick_vjp(l, v, temp, -2.0);
             assert_eq!(vv, value);
-            assert_all_close(
-                &join(gv),
-                &g.iter().map(|a| -2.0 * a).collect::<Vec<_>>(),
-                1e-15,
-                "pick_vjp",
-            );
+            assert_all_close(&join(gv), &g.iter().map(|a| -2.0 * a).collect::<Vec<_>>(), 1e-15, "pick_vjp");
 
             let (vh, gh, h) = pick_hessian(l, v, temp);
             assert_eq!(vh, value);
@@ -1283,12 +1210,7 @@ mod straight_through {
             let v = values[best(&l)];
             assert_eq!(hard_pick(&l, &values), v);
             let (value, g) = policy_loss_grad(&l, &values, target);
-            assert_close(
-                value,
-                (v - target).powi(2) + 0.1 * dot(&l, &l),
-                1e-15,
-                "loss",
-            );
+            assert_close(value, (v - target).powi(2) + 0.1 * dot(&l, &l), 1e-15, "loss");
             // 2 (v - target) times the relaxation's gradient over the logits, by differences, plus the ridge.
             let mut soft = vec![0.0; N];
             for i in 0..N {
@@ -1297,12 +1219,9 @@ mod straight_through {
                 let mut b = l.clone();
                 a[i] += h;
                 b[i] -= h;
-                soft[i] =
-                    (soft_choice(&a, &values, 1.0) - soft_choice(&b, &values, 1.0)) / (2.0 * h);
+                soft[i] = (soft_choice(&a, &values, 1.0) - soft_choice(&b, &values, 1.0)) / (2.0 * h);
             }
-            let expected: Vec<f64> = (0..N)
-                .map(|i| 2.0 * (v - target) * soft[i] + 0.2 * l[i])
-                .collect();
+            let expected: Vec<f64> = (0..N).map(|i| 2.0 * (v - target) * soft[i] + 0.2 * l[i]).collect();
             assert_all_close(&g, &expected, 1e-8, "the straight-through gradient");
             let mut b = vec![f64::NAN; N];
             policy_loss_grad_into(&l, &values, target, &mut b);
@@ -1434,13 +1353,7 @@ mod isotonic {
             let t = wave(2 * N, 0.2);
             let (gy, gw) = fit_vjp(&y, &w, &mut vec![0.0; N], &c);
             let mut jt = vec![0.0; N];
-            fit_jvp(
-                &y,
-                &w,
-                &mut vec![0.0; N],
-                (t[..N].to_vec(), t[N..].to_vec()),
-                &mut jt,
-            );
+            fit_jvp(&y, &w, &mut vec![0.0; N], (t[..N].to_vec(), t[N..].to_vec()), &mut jt);
             check_dual("isotonic::fit", &c, &jt, &[gy, gw].concat(), &t);
         }
         assert!(merged_somewhere, "the points exercise merges");
@@ -1460,10 +1373,7 @@ mod isotonic {
         for x in &pts {
             let (v, g) = misfit_grad(&x[..N], &x[N..], &target);
             let mut b = (vec![f64::NAN; N], vec![f64::NAN; N]);
-            assert_eq!(
-                misfit_grad_into(&x[..N], &x[N..], &target, (&mut b.0, &mut b.1)),
-                v
-            );
+            assert_eq!(misfit_grad_into(&x[..N], &x[N..], &target, (&mut b.0, &mut b.1)), v);
             same_bits(&join(b), &join(g), "misfit");
         }
         audit(
@@ -1478,26 +1388,15 @@ mod isotonic {
                     let (v, g) = misfit_vjp(&x[..N], &x[N..], &target, d);
                     (v, join(g))
                 },
-                jvp: &|x, t| {
-                    misfit_jvp(
-                        &x[..N],
-                        &x[N..],
-                        &target,
-                        (t[..N].to_vec(), t[N..].to_vec()),
-                    )
-                },
+                jvp: &|x, t| misfit_jvp(&x[..N], &x[N..], &target, (t[..N].to_vec(), t[N..].to_vec())),
                 grad_into: &|x| {
                     let mut b = (vec![f64::NAN; N], vec![f64::NAN; N]);
                     let v = misfit_grad_into(&x[..N], &x[N..], &target, (&mut b.0, &mut b.1));
                     (v, join(b))
                 },
                 hvp: Some(&|x, v| {
-                    let (val, g, hv) = misfit_hvp(
-                        &x[..N],
-                        &x[N..],
-                        &target,
-                        (v[..N].to_vec(), v[N..].to_vec()),
-                    );
+                    let (val, g, hv) =
+                        misfit_hvp(&x[..N], &x[N..], &target, (v[..N].to_vec(), v[N..].to_vec()));
                     (val, join(g), join(hv))
                 }),
                 hessian: Some(&|x| {
@@ -1546,11 +1445,7 @@ mod particle {
         for (t, &y) in ys.iter().enumerate() {
             let prev = x.clone();
             for p in 0..P {
-                let a = if t == 0 {
-                    p
-                } else {
-                    ancestors[(t - 1) * P + p]
-                };
+                let a = if t == 0 { p } else { ancestors[(t - 1) * P + p] };
                 x[p] = phi * prev[a] + sigma * noise[t * P + p];
                 lw[p] = log_normal(y, x[p], tau);
             }
@@ -1567,11 +1462,7 @@ mod particle {
             let prev = x;
             let mut mean_w = 0.0;
             for p in 0..P {
-                let a = if t == 0 {
-                    p
-                } else {
-                    ancestors[(t - 1) * P + p]
-                };
+                let a = if t == 0 { p } else { ancestors[(t - 1) * P + p] };
                 x[p] = phi * prev[a] + sigma * noise[t * P + p];
                 mean_w += (-0.5 * ((y - x[p]) / tau).powi(2)).exp() / (tau * (2.0 * PI).sqrt());
             }
@@ -1591,12 +1482,7 @@ mod particle {
         for x in &pts {
             let th = arr(x);
             let (v, g) = loglik_grad(th, &ys, &noise, &ancestors);
-            assert_close(
-                v,
-                plain(th, &ys, &noise, &ancestors),
-                1e-12,
-                "particle log-likelihood",
-            );
+            assert_close(v, plain(th, &ys, &noise, &ancestors), 1e-12, "particle log-likelihood");
             let mut b = [f64::NAN; 3];
             assert_eq!(loglik_grad_into(th, &ys, &noise, &ancestors, &mut b), v);
             same_bits(&b, &g, "loglik");
@@ -1729,11 +1615,7 @@ mod rayleigh {
             for i in 0..3 {
                 shifted[i][i] -= lam;
             }
-            assert!(
-                det3(&shifted).abs() < 1e-12,
-                "det(A - λI) = {}",
-                det3(&shifted)
-            );
+            assert!(det3(&shifted).abs() < 1e-12, "det(A - λI) = {}", det3(&shifted));
             assert!(lam < 2.0);
             let v = cross(shifted[0], shifted[1]);
             let n2 = dot(&v, &v);
@@ -1751,20 +1633,11 @@ mod rayleigh {
             let c = wave(3, -0.2);
             let (ga, gb) = solve3_vjp(&a, &b, arr(&c)).1;
             let (_, jt) = solve3_jvp(&a, &b, (unflat(&t), arr(&tb)));
-            check_dual(
-                "rayleigh::solve3",
-                &c,
-                &jt,
-                &[flat(ga), gb.to_vec()].concat(),
-                &[t, tb].concat(),
-            );
+            check_dual("rayleigh::solve3", &c, &jt, &[flat(ga), gb.to_vec()].concat(), &[t, tb].concat());
             let j = solve3_jacobian(&a, &b);
-            check_jacobian(
-                "rayleigh::solve3",
-                &[flat(a), b.to_vec()].concat(),
-                &j,
-                |x| solve3(&unflat(&x[..9]), &arr(&x[9..])).to_vec(),
-            );
+            check_jacobian("rayleigh::solve3", &[flat(a), b.to_vec()].concat(), &j, |x| {
+                solve3(&unflat(&x[..9]), &arr(&x[9..])).to_vec()
+            });
         }
     }
 
@@ -1867,11 +1740,7 @@ mod portfolio {
     }
 
     fn market(p: &[f64]) -> Market {
-        let l = [
-            [0.3 + 0.05 * p[0], 0.0, 0.0],
-            [0.05 * p[1], 0.25, 0.0],
-            [0.05 * p[2], 0.05 * p[3], 0.2],
-        ];
+        let l = [[0.3 + 0.05 * p[0], 0.0, 0.0], [0.05 * p[1], 0.25, 0.0], [0.05 * p[2], 0.05 * p[3], 0.2]];
         let mut cov = [[0.0; 3]; 3];
         for i in 0..3 {
             for j in 0..3 {
@@ -1893,9 +1762,7 @@ mod portfolio {
             let w = m.weights(gamma);
             assert_close(w.iter().sum::<f64>(), 1.0, 1e-13, "fully invested");
             // Stationary: γ Σ w - μ is the same in every component (the budget's multiplier).
-            let r: Vec<f64> = (0..3)
-                .map(|i| gamma * dot(&m.cov[i], &w) - m.mu[i])
-                .collect();
+            let r: Vec<f64> = (0..3).map(|i| gamma * dot(&m.cov[i], &w) - m.mu[i]).collect();
             assert_close(r[0], r[1], 1e-12, "stationary");
             assert_close(r[1], r[2], 1e-12, "stationary");
 
@@ -1907,12 +1774,7 @@ mod portfolio {
                     assert_close(g.cov[i][j], -0.5 * gamma * w[i] * w[j], 1e-10, "dU/dΣ");
                 }
             }
-            assert_close(
-                u,
-                dot(&w, &m.mu) - 0.5 * gamma * Market::risk(&m.cov, &w),
-                0.0,
-                "value",
-            );
+            assert_close(u, dot(&w, &m.mu) - 0.5 * gamma * Market::risk(&m.cov, &w), 0.0, "value");
 
             let x = m.to_flat();
             let jw = (0..3)
@@ -1925,9 +1787,7 @@ mod portfolio {
                     gi.to_flat()
                 })
                 .collect::<Vec<_>>();
-            check_jacobian("portfolio::weights", &x, &jw, |y| {
-                m.from_flat(y).weights(gamma).to_vec()
-            });
+            check_jacobian("portfolio::weights", &x, &jw, |y| m.from_flat(y).weights(gamma).to_vec());
             let t = wave(x.len(), 0.5);
             let c = wave(3, 0.1);
             let (_, jt) = m.weights_jvp(gamma, m.from_flat(&t));
@@ -1978,6 +1838,796 @@ mod portfolio {
                 hessian: Some(&|x| {
                     let (val, g, h) = at(x).utility_hessian(gamma);
                     (val, g.to_flat(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (12) Cubic Hermite interpolation: the interval found by a binary search (`while hi - lo > 1`, an
+// active `x` compared with the knots), the four basis polynomials from a helper returning a tuple;
+// over `(ys, ds, x)` at `order = 2`, and over `x` alone at `order = 3`, whose `_derivatives` are the
+// cubic's by hand (the third derivative constant on each interval), and interpolation at the knots.
+
+mod hermite {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn basis(t: f64) -> (f64, f64, f64, f64) {
+        let t2 = t * t;
+        let t3 = t2 * t;
+        (
+            2.0 * t3 - 3.0 * t2 + 1.0,
+            t3 - 2.0 * t2 + t,
+            -2.0 * t3 + 3.0 * t2,
+            t3 - t2,
+        )
+    }
+
+    #[differentiable(wrt(ys, ds, x), order = 2)]
+    pub fn eval(knots: &[f64], ys: &[f64], ds: &[f64], x: f64) -> f64 {
+        let mut lo = 0;
+        let mut hi = knots.len() - 1;
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if knots[mid] <= x {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let h = knots[hi] - knots[lo];
+        let t = (x - knots[lo]) / h;
+        let (h00, h10, h01, h11) = basis(t);
+        h00 * ys[lo] + h10 * h * ds[lo] + h01 * ys[hi] + h11 * h * ds[hi]
+    }
+
+    #[differentiable(wrt(x), order = 3)]
+    pub fn at(knots: &[f64], ys: &[f64], ds: &[f64], x: f64) -> f64 {
+        eval(knots, ys, ds, x)
+    }
+
+    const KNOTS: [f64; 6] = [0.0, 0.4, 1.1, 1.5, 2.3, 3.0];
+    const YS: [f64; 6] = [0.2, -0.5, 0.9, 0.1, 1.4, -0.3];
+    const DS: [f64; 6] = [1.0, 0.3, -0.8, 2.0, 0.0, -1.1];
+
+    /// f, f', f'', f''' at `x` by the cubic's coefficients on its interval.
+    fn by_hand(x: f64) -> [f64; 4] {
+        let k = (0..KNOTS.len() - 1).rfind(|&k| KNOTS[k] <= x).unwrap_or(0);
+        let (y0, y1, h) = (YS[k], YS[k + 1], KNOTS[k + 1] - KNOTS[k]);
+        let (d0, d1) = (h * DS[k], h * DS[k + 1]);
+        let c = [y0, d0, -3.0 * y0 - 2.0 * d0 + 3.0 * y1 - d1, 2.0 * y0 + d0 - 2.0 * y1 + d1];
+        let t = (x - KNOTS[k]) / h;
+        [
+            c[0] + t * (c[1] + t * (c[2] + t * c[3])),
+            (c[1] + 2.0 * c[2] * t + 3.0 * c[3] * t * t) / h,
+            (2.0 * c[2] + 6.0 * c[3] * t) / (h * h),
+            6.0 * c[3] / (h * h * h),
+        ]
+    }
+
+    #[test]
+    fn derivatives_by_hand_and_at_the_knots() {
+        for p in points(44121, 1, 16, 0.01, 2.99) {
+            let x = p[0];
+            let d = at_derivatives(&KNOTS, &YS, &DS, x);
+            assert_all_close(&d, &by_hand(x), 1e-11, "f, f', f'', f'''");
+            let (v, g) = at_grad(&KNOTS, &YS, &DS, x);
+            assert_eq!(v, d[0]);
+            assert_close(g, d[1], 1e-13, "at_grad");
+            let (_, _, h) = at_hessian(&KNOTS, &YS, &DS, x);
+            assert_close(h[0][0], d[2], 1e-12, "at_hessian");
+            let mut b = f64::NAN;
+            at_grad_into(&KNOTS, &YS, &DS, x, &mut b);
+            same_bits(&[b], &[g], "at");
+        }
+        for k in 1..KNOTS.len() - 1 {
+            let d = at_derivatives(&KNOTS, &YS, &DS, KNOTS[k]);
+            assert_close(d[0], YS[k], 1e-14, "interpolates the values");
+            assert_close(d[1], DS[k], 1e-13, "and the slopes");
+        }
+    }
+
+    #[test]
+    fn eval_audit() {
+        let n = KNOTS.len();
+        let pts: Vec<Vec<f64>> = points(44122, 2 * n + 1, 10, -1.0, 1.0)
+            .into_iter()
+            .map(|mut p| {
+                p[2 * n] = 1.5 + 1.45 * p[2 * n];
+                p
+            })
+            .collect();
+        let join = |g: (Vec<f64>, Vec<f64>, f64)| [g.0, g.1, vec![g.2]].concat();
+        let split = |x: &[f64]| (x[..n].to_vec(), x[n..2 * n].to_vec(), x[2 * n]);
+        for x in &pts {
+            let (ys, ds, xq) = split(x);
+            // Linear in the values and slopes: the gradient over them is the basis.
+            let (v, g) = eval_grad(&KNOTS, &ys, &ds, xq);
+            let mut e = vec![0.0; n];
+            let lin: f64 = (0..n)
+                .map(|k| {
+                    e.iter_mut().for_each(|v| *v = 0.0);
+                    e[k] = 1.0;
+                    ys[k] * eval(&KNOTS, &e, &[0.0; 6], xq) + ds[k] * eval(&KNOTS, &[0.0; 6], &e, xq)
+                })
+                .sum();
+            assert_close(v, lin, 1e-13, "linear in ys and ds");
+            let mut b = (vec![f64::NAN; n], vec![f64::NAN; n], f64::NAN);
+            eval_grad_into(&KNOTS, &ys, &ds, xq, (&mut b.0, &mut b.1, &mut b.2));
+            same_bits(&join(b), &join(g), "eval");
+        }
+        audit(
+            &Items {
+                what: "hermite::eval",
+                primal: &|x| {
+                    let (ys, ds, xq) = split(x);
+                    eval(&KNOTS, &ys, &ds, xq)
+                },
+                grad: &|x| {
+                    let (ys, ds, xq) = split(x);
+                    let (v, g) = eval_grad(&KNOTS, &ys, &ds, xq);
+                    (v, join(g))
+                },
+                vjp: &|x, d| {
+                    let (ys, ds, xq) = split(x);
+                    let (v, g) = eval_vjp(&KNOTS, &ys, &ds, xq, d);
+                    (v, join(g))
+                },
+                jvp: &|x, t| {
+                    let (ys, ds, xq) = split(x);
+                    eval_jvp(&KNOTS, &ys, &ds, xq, split(t))
+                },
+                grad_into: &|x| {
+                    let (ys, ds, xq) = split(x);
+                    let mut b = (vec![f64::NAN; n], vec![f64::NAN; n], f64::NAN);
+                    let v = eval_grad_into(&KNOTS, &ys, &ds, xq, (&mut b.0, &mut b.1, &mut b.2));
+                    (v, join(b))
+                },
+                hvp: Some(&|x, v| {
+                    let (ys, ds, xq) = split(x);
+                    let (val, g, hv) = eval_hvp(&KNOTS, &ys, &ds, xq, split(v));
+                    (val, join(g), join(hv))
+                }),
+                hessian: Some(&|x| {
+                    let (ys, ds, xq) = split(x);
+                    let (val, g, h) = eval_hessian(&KNOTS, &ys, &ds, xq);
+                    (val, join(g), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (13) A B-spline curve: the knot span found by a plain (not differentiable) helper whose `usize` result
+// is declared as such (`let span: usize = find_span(..)`), the nonzero basis functions by de Boor's
+// triangular recursion into an output slice with `left`/`right` scratch `Vec`s overwritten in nested
+// loops, and the curve `Σ N_k c_k` over the control points and the parameter at `order = 2`. The
+// basis against the textbook Cox-de Boor recursion, and a partition of unity.
+
+mod bspline {
+    use super::*;
+    use autodiff::differentiable;
+
+    pub fn find_span(knots: &[f64], degree: usize, x: f64) -> usize {
+        let last = knots.len() - degree - 2;
+        (degree..=last).rfind(|&k| knots[k] <= x).unwrap_or(degree)
+    }
+
+    #[differentiable(wrt(x))]
+    pub fn basis(knots: &[f64], span: usize, x: f64, out: &mut [f64]) {
+        let p = out.len() - 1;
+        let mut left = vec![0.0; p + 1];
+        let mut right = vec![0.0; p + 1];
+        out[0] = 1.0;
+        for j in 1..=p {
+            left[j] = x - knots[span + 1 - j];
+            right[j] = knots[span + j] - x;
+            let mut saved = 0.0;
+            for r in 0..j {
+                let temp = out[r] / (right[r + 1] + left[j - r]);
+                out[r] = saved + right[r + 1] * temp;
+                saved = left[j - r] * temp;
+            }
+            out[j] = saved;
+        }
+    }
+
+    #[differentiable(wrt(ctrl, x), order = 2)]
+    pub fn curve(ctrl: &[f64], knots: &[f64], degree: usize, x: f64) -> f64 {
+        let span: usize = find_span(knots, degree, x);
+        let mut n = vec![0.0; degree + 1];
+        basis(knots, span, x, &mut n);
+        let mut s = 0.0;
+        for (k, b) in n.iter().enumerate() {
+            s += b * ctrl[span - degree + k];
+        }
+        s
+    }
+
+    /// The textbook recursion `N_{i,p}`.
+    fn cox_de_boor(knots: &[f64], i: usize, p: usize, x: f64) -> f64 {
+        if p == 0 {
+            return if knots[i] <= x && x < knots[i + 1] { 1.0 } else { 0.0 };
+        }
+        let mut v = 0.0;
+        let d1 = knots[i + p] - knots[i];
+        if d1 > 0.0 {
+            v += (x - knots[i]) / d1 * cox_de_boor(knots, i, p - 1, x);
+        }
+        let d2 = knots[i + p + 1] - knots[i + 1];
+        if d2 > 0.0 {
+            v += (knots[i + p + 1] - x) / d2 * cox_de_boor(knots, i + 1, p - 1, x);
+        }
+        v
+    }
+
+    const KNOTS: [f64; 11] = [0.0, 0.0, 0.0, 0.0, 0.7, 1.5, 2.0, 3.1, 3.1, 3.1, 3.1];
+    const DEGREE: usize = 3;
+    const CTRL: usize = KNOTS.len() - DEGREE - 1;
+
+    #[test]
+    fn basis_against_the_recursion_and_its_jacobian() {
+        for p in points(44131, 1, 14, 0.01, 3.09) {
+            let x = p[0];
+            let span = find_span(&KNOTS, DEGREE, x);
+            let mut n = vec![0.0; DEGREE + 1];
+            let j = basis_jacobian(&KNOTS, span, x, &mut n);
+            for k in 0..=DEGREE {
+                let i = span - DEGREE + k;
+                assert_close(n[k], cox_de_boor(&KNOTS, i, DEGREE, x), 1e-14, "Cox-de Boor");
+            }
+            assert_close(n.iter().sum::<f64>(), 1.0, 1e-14, "partition of unity");
+            check_jacobian("bspline::basis", &[x], &j, |y| {
+                let mut n = vec![0.0; DEGREE + 1];
+                basis(&KNOTS, span, y[0], &mut n);
+                n
+            });
+            // The derivatives of a partition of unity sum to zero.
+            assert!(j.iter().map(|r| r[0]).sum::<f64>().abs() < 1e-12);
+            let c = wave(DEGREE + 1, 0.6);
+            let gx = basis_vjp(&KNOTS, span, x, &mut vec![0.0; DEGREE + 1], &c);
+            let mut jt = vec![0.0; DEGREE + 1];
+            basis_jvp(&KNOTS, span, x, &mut vec![0.0; DEGREE + 1], 0.8, &mut jt);
+            check_dual("bspline::basis", &c, &jt, &[gx], &[0.8]);
+        }
+    }
+
+    #[test]
+    fn curve_by_the_basis_and_audit() {
+        let pts: Vec<Vec<f64>> = points(44132, CTRL + 1, 10, -1.0, 1.0)
+            .into_iter()
+            .map(|mut p| {
+                p[CTRL] = 1.55 + 1.5 * p[CTRL];
+                p
+            })
+            .collect();
+        let join = |g: (Vec<f64>, f64)| g.0.into_iter().chain([g.1]).collect::<Vec<f64>>();
+        for x in &pts {
+            let (ctrl, xq) = (&x[..CTRL], x[CTRL]);
+            let (v, (gc, _)) = curve_grad(ctrl, &KNOTS, DEGREE, xq);
+            let by_hand: Vec<f64> = (0..CTRL).map(|i| cox_de_boor(&KNOTS, i, DEGREE, xq)).collect();
+            assert_all_close(&gc, &by_hand, 1e-14, "d curve / d ctrl is the basis");
+            assert_close(v, dot(&by_hand, ctrl), 1e-14, "curve");
+            // Constant control points: a constant curve, of zero slope.
+            let (one, (_, slope)) = curve_grad(&[1.0; CTRL], &KNOTS, DEGREE, xq);
+            assert_close(one, 1.0, 1e-14, "constant curve");
+            assert!(slope.abs() < 1e-12, "zero slope {slope}");
+            let mut b = (vec![f64::NAN; CTRL], f64::NAN);
+            curve_grad_into(ctrl, &KNOTS, DEGREE, xq, (&mut b.0, &mut b.1));
+            same_bits(&join(b), &join(curve_grad(ctrl, &KNOTS, DEGREE, xq).1), "curve");
+        }
+        audit(
+            &Items {
+                what: "bspline::curve",
+                primal: &|x| curve(&x[..CTRL], &KNOTS, DEGREE, x[CTRL]),
+                grad: &|x| {
+                    let (v, g) = curve_grad(&x[..CTRL], &KNOTS, DEGREE, x[CTRL]);
+                    (v, join(g))
+                },
+                vjp: &|x, d| {
+                    let (v, g) = curve_vjp(&x[..CTRL], &KNOTS, DEGREE, x[CTRL], d);
+                    (v, join(g))
+                },
+                jvp: &|x, t| curve_jvp(&x[..CTRL], &KNOTS, DEGREE, x[CTRL], (t[..CTRL].to_vec(), t[CTRL])),
+                grad_into: &|x| {
+                    let mut b = (vec![f64::NAN; CTRL], f64::NAN);
+                    let v = curve_grad_into(&x[..CTRL], &KNOTS, DEGREE, x[CTRL], (&mut b.0, &mut b.1));
+                    (v, join(b))
+                },
+                hvp: Some(&|x, v| {
+                    let (val, g, hv) =
+                        curve_hvp(&x[..CTRL], &KNOTS, DEGREE, x[CTRL], (v[..CTRL].to_vec(), v[CTRL]));
+                    (val, join(g), join(hv))
+                }),
+                hessian: Some(&|x| {
+                    let (val, g, h) = curve_hessian(&x[..CTRL], &KNOTS, DEGREE, x[CTRL]);
+                    (val, join(g), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (14) The 1-D shallow-water equations by Lax-Friedrichs steps on a periodic grid (`%` on indices):
+// the flux from a helper returning a tuple, the previous state copied each step (`to_vec`), the depth
+// and the discharge into two output parameters (`_vjp` with two output cotangents and `-> G`, `_jvp`
+// with two tangent buffers), both conserved; and the final energy at `order = 2`.
+
+mod shallow {
+    use super::*;
+    use autodiff::differentiable;
+
+    pub const G: f64 = 9.81;
+
+    #[differentiable]
+    pub fn flux(h: f64, q: f64) -> (f64, f64) {
+        (q, q * q / h + 0.5 * G * h * h)
+    }
+
+    #[differentiable(wrt(h0, q0))]
+    pub fn lax_friedrichs(
+        h0: &[f64],
+        q0: &[f64],
+        dt_dx: f64,
+        steps: usize,
+        h_out: &mut [f64],
+        q_out: &mut [f64],
+    ) {
+        let n = h0.len();
+        let mut h = h0.to_vec();
+        let mut q = q0.to_vec();
+        for _ in 0..steps {
+            let hp = h.to_vec();
+            let qp = q.to_vec();
+            for i in 0..n {
+                let (l, r) = ((i + n - 1) % n, (i + 1) % n);
+                let (fl0, fl1) = flux(hp[l], qp[l]);
+                let (fr0, fr1) = flux(hp[r], qp[r]);
+                h[i] = 0.5 * (hp[l] + hp[r]) - 0.5 * dt_dx * (fr0 - fl0);
+                q[i] = 0.5 * (qp[l] + qp[r]) - 0.5 * dt_dx * (fr1 - fl1);
+            }
+        }
+        for i in 0..n {
+            h_out[i] = h[i];
+            q_out[i] = q[i];
+        }
+    }
+
+    #[differentiable(wrt(h0, q0), order = 2)]
+    pub fn energy(h0: &[f64], q0: &[f64], dt_dx: f64, steps: usize) -> f64 {
+        let n = h0.len();
+        let mut h = vec![0.0; n];
+        let mut q = vec![0.0; n];
+        lax_friedrichs(h0, q0, dt_dx, steps, &mut h, &mut q);
+        h.iter()
+            .zip(&q)
+            .map(|(hi, qi)| 0.5 * qi * qi / hi + 0.5 * G * hi * hi)
+            .sum::<f64>()
+    }
+
+    const N: usize = 6;
+    const STEPS: usize = 3;
+    const DT_DX: f64 = 0.05;
+
+    fn state(p: &[f64]) -> (Vec<f64>, Vec<f64>) {
+        (
+            p[..N].iter().map(|v| 1.0 + 0.2 * v).collect(),
+            p[N..].iter().map(|v| 0.3 * v).collect(),
+        )
+    }
+
+    #[test]
+    fn conservation_and_duality_with_two_outputs() {
+        for p in points(44141, 2 * N, 12, -1.0, 1.0) {
+            let (h0, q0) = state(&p);
+            let (mut h, mut q) = (vec![0.0; N], vec![0.0; N]);
+            lax_friedrichs(&h0, &q0, DT_DX, STEPS, &mut h, &mut q);
+            assert_close(h.iter().sum::<f64>(), h0.iter().sum::<f64>(), 1e-14, "mass");
+            assert_close(q.iter().sum::<f64>(), q0.iter().sum::<f64>(), 1e-13, "momentum");
+
+            let (ch, cq) = (wave(N, 0.3), wave(N, 1.7));
+            let t = wave(2 * N, -0.5);
+            let (mut hv, mut qv) = (vec![0.0; N], vec![0.0; N]);
+            let (gh, gq) = lax_friedrichs_vjp(&h0, &q0, DT_DX, STEPS, &mut hv, &mut qv, &ch, &cq);
+            assert_eq!((hv, qv), (h.clone(), q.clone()));
+            let (mut ht, mut qt) = (vec![0.0; N], vec![0.0; N]);
+            let (mut dh, mut dq) = (vec![0.0; N], vec![0.0; N]);
+            lax_friedrichs_jvp(
+                &h0,
+                &q0,
+                DT_DX,
+                STEPS,
+                &mut ht,
+                &mut qt,
+                (t[..N].to_vec(), t[N..].to_vec()),
+                &mut dh,
+                &mut dq,
+            );
+            assert_eq!((ht, qt), (h, q));
+            let c = [ch.clone(), cq.clone()].concat();
+            let jt = [dh.clone(), dq.clone()].concat();
+            let cj = [gh.clone(), gq.clone()].concat();
+            check_dual("shallow::lax_friedrichs", &c, &jt, &cj, &t);
+            let x = [h0.clone(), q0.clone()].concat();
+            check_jacobian("shallow::lax_friedrichs", &x, &[cj], |y| {
+                let (mut h, mut q) = (vec![0.0; N], vec![0.0; N]);
+                lax_friedrichs(&y[..N], &y[N..], DT_DX, STEPS, &mut h, &mut q);
+                vec![dot(&ch, &h) + dot(&cq, &q)]
+            });
+            // Mass is conserved whatever the inputs: the cotangent of Σh pulls back to ones over h0.
+            let (gm, gqm) =
+                lax_friedrichs_vjp(&h0, &q0, DT_DX, STEPS, &mut vec![0.0; N], &mut vec![0.0; N], &[1.0; N], &[0.0; N]);
+            assert_all_close(&gm, &[1.0; N], 1e-13, "mass is conserved");
+            assert_all_close(&gqm, &[0.0; N], 1e-13, "whatever the discharge");
+        }
+    }
+
+    #[test]
+    fn energy_audit() {
+        let pts: Vec<Vec<f64>> = points(44142, 2 * N, 10, -1.0, 1.0)
+            .iter()
+            .map(|p| {
+                let (h, q) = state(p);
+                [h, q].concat()
+            })
+            .collect();
+        let join = |g: (Vec<f64>, Vec<f64>)| [g.0, g.1].concat();
+        for x in &pts {
+            let (v, g) = energy_grad(&x[..N], &x[N..], DT_DX, STEPS);
+            let mut b = (vec![f64::NAN; N], vec![f64::NAN; N]);
+            assert_eq!(energy_grad_into(&x[..N], &x[N..], DT_DX, STEPS, (&mut b.0, &mut b.1)), v);
+            same_bits(&join(b), &join(g), "energy");
+        }
+        audit(
+            &Items {
+                what: "shallow::energy",
+                primal: &|x| energy(&x[..N], &x[N..], DT_DX, STEPS),
+                grad: &|x| {
+                    let (v, g) = energy_grad(&x[..N], &x[N..], DT_DX, STEPS);
+                    (v, join(g))
+                },
+                vjp: &|x, d| {
+                    let (v, g) = energy_vjp(&x[..N], &x[N..], DT_DX, STEPS, d);
+                    (v, join(g))
+                },
+                jvp: &|x, t| energy_jvp(&x[..N], &x[N..], DT_DX, STEPS, (t[..N].to_vec(), t[N..].to_vec())),
+                grad_into: &|x| {
+                    let mut b = (vec![f64::NAN; N], vec![f64::NAN; N]);
+                    let v = energy_grad_into(&x[..N], &x[N..], DT_DX, STEPS, (&mut b.0, &mut b.1));
+                    (v, join(b))
+                },
+                hvp: Some(&|x, v| {
+                    let (val, g, hv) =
+                        energy_hvp(&x[..N], &x[N..], DT_DX, STEPS, (v[..N].to_vec(), v[N..].to_vec()));
+                    (val, join(g), join(hv))
+                }),
+                hessian: Some(&|x| {
+                    let (val, g, h) = energy_hessian(&x[..N], &x[N..], DT_DX, STEPS);
+                    (val, join(g), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (15) An Elman recurrent network as a `Differentiable` struct (arrays, a `Vec` of recurrent weights, a
+// `#[no_grad]` count): `cell` (truncated `tanh` states, `clamp`) and `readout` (through a soft-sign
+// from a "vendor" module whose gradient is registered by `#[gradient_of]`) called by `loss`, which
+// keeps the hidden history in a `Vec<[f64; H]>` (`vec![[0.0; H]; n + 1]`), passes its rows as
+// `&[f64; H]` and stores whole rows; `wrt(self)` at `order = 2`.
+
+pub mod vendor {
+    /// A function "from another crate": no derivative of its own.
+    pub fn soft_sign(x: f64) -> f64 {
+        x / (1.0 + x.abs())
+    }
+}
+
+mod elman {
+    use super::*;
+    use autodiff::{differentiable, gradient_of, Differentiable};
+    use common::assert_fd_gradient;
+
+    pub const H: usize = 3;
+
+    #[gradient_of(crate::vendor::soft_sign)]
+    fn soft_sign_vjp(x: f64, dy: f64) -> f64 {
+        dy / (1.0 + x.abs()).powi(2)
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Elman {
+        pub wx: [f64; H],
+        pub wh: Vec<f64>,
+        pub b: [f64; H],
+        pub wo: [f64; H],
+        pub bo: f64,
+        #[no_grad]
+        pub burn_in: usize,
+    }
+
+    impl Elman {
+        #[differentiable(wrt(self))]
+        pub fn cell(&self, h: &[f64; H], x: f64) -> [f64; H] {
+            let mut out = [0.0; H];
+            for i in 0..H {
+                let mut a = self.b[i] + self.wx[i] * x;
+                for j in 0..H {
+                    a += self.wh[i * H + j] * h[j];
+                }
+                out[i] = a.tanh().clamp(-0.95, 0.95);
+            }
+            out
+        }
+
+        #[differentiable(wrt(self))]
+        pub fn readout(&self, h: &[f64; H]) -> f64 {
+            let mut s = self.bo;
+            for i in 0..H {
+                s += self.wo[i] * h[i];
+            }
+            crate::vendor::soft_sign(s)
+        }
+
+        #[differentiable(wrt(self), order = 2)]
+        pub fn loss(&self, xs: &[f64], ys: &[f64]) -> f64 {
+            let n = xs.len();
+            let mut hist = vec![[0.0; H]; n + 1];
+            for t in 0..n {
+                let next = self.cell(&hist[t], xs[t]);
+                // (`hist[t + 1] = next;` of a row made by a call does not compile: see the report.)
+                for i in 0..H {
+                    hist[t + 1][i] = next[i];
+                }
+            }
+            let mut l = 0.0;
+            for t in self.burn_in..n {
+                let y = self.readout(&hist[t + 1]);
+                l += (y - ys[t]).powi(2);
+            }
+            l / (n - self.burn_in) as f64
+        }
+    }
+
+    fn plain_loss(m: &Elman, xs: &[f64], ys: &[f64]) -> f64 {
+        let mut h = [0.0; H];
+        let mut l = 0.0;
+        for t in 0..xs.len() {
+            let mut next = [0.0; H];
+            for i in 0..H {
+                let a = m.b[i] + m.wx[i] * xs[t] + (0..H).map(|j| m.wh[i * H + j] * h[j]).sum::<f64>();
+                next[i] = a.tanh().clamp(-0.95, 0.95);
+            }
+            h = next;
+            if t >= m.burn_in {
+                let s = m.bo + dot(&m.wo, &h);
+                l += (s / (1.0 + s.abs()) - ys[t]).powi(2);
+            }
+        }
+        l / (xs.len() - m.burn_in) as f64
+    }
+
+    fn model(p: &[f64]) -> Elman {
+        Elman {
+            wx: arr(&p[0..3]),
+            wh: p[3..12].iter().map(|v| 0.6 * v).collect(),
+            b: arr(&p[12..15]),
+            wo: arr(&p[15..18]),
+            bo: p[18],
+            burn_in: 2,
+        }
+    }
+
+    #[test]
+    fn cell_jacobian_and_loss_audit() {
+        let xs: Vec<f64> = (0..7).map(|t| (0.9 * t as f64).cos()).collect();
+        let ys: Vec<f64> = (0..7).map(|t| 0.5 * (0.5 * t as f64).sin()).collect();
+        let pts: Vec<Vec<f64>> = points(44151, 19, 8, -1.0, 1.0)
+            .iter()
+            .map(|p| model(p).to_flat())
+            .collect();
+        let base = model(&[0.0; 19]);
+        let at = |x: &[f64]| base.from_flat(x);
+        for x in &pts {
+            let m = at(x);
+            let (v, g) = m.loss_grad(&xs, &ys);
+            assert_close(v, plain_loss(&m, &xs, &ys), 1e-14, "loss");
+            assert_eq!(g.burn_in, 2, "the #[no_grad] field copied");
+            let mut b = m.zero_like();
+            b.bo = f64::NAN;
+            assert_eq!(m.loss_grad_into(&xs, &ys, &mut b), v);
+            same_bits(&b.to_flat(), &g.to_flat(), "loss");
+
+            let h = [0.3, -0.2, 0.5];
+            let c = wave(H, 0.4);
+            let (hv, gc) = m.cell_vjp(&h, 0.7, arr(&c));
+            let t = wave(x.len(), 1.3);
+            let (ht, jt) = m.cell_jvp(&h, 0.7, at(&t));
+            assert_eq!(hv, ht);
+            check_dual("elman::cell", &c, &jt, &gc.to_flat(), &t);
+            let (_, gr) = m.readout_grad(&h);
+            assert_fd_gradient(|y| at(y).readout(&h), x, &gr.to_flat(), "elman::readout");
+        }
+        audit(
+            &Items {
+                what: "elman::loss",
+                primal: &|x| at(x).loss(&xs, &ys),
+                grad: &|x| {
+                    let (v, g) = at(x).loss_grad(&xs, &ys);
+                    (v, g.to_flat())
+                },
+                vjp: &|x, d| {
+                    let (v, g) = at(x).loss_vjp(&xs, &ys, d);
+                    (v, g.to_flat())
+                },
+                jvp: &|x, t| at(x).loss_jvp(&xs, &ys, at(t)),
+                grad_into: &|x| {
+                    let mut b = at(x);
+                    let v = at(x).loss_grad_into(&xs, &ys, &mut b);
+                    (v, b.to_flat())
+                },
+                hvp: Some(&|x, v| {
+                    let (val, g, hv) = at(x).loss_hvp(&xs, &ys, at(v));
+                    (val, g.to_flat(), hv.to_flat())
+                }),
+                hessian: Some(&|x| {
+                    let (val, g, h) = at(x).loss_hessian(&xs, &ys);
+                    (val, g.to_flat(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (16) A log-barrier interior-point objective `t (c x + x²/2) - Σ ln(b_i - a_i x)`: the slacks' sum from
+// a helper with an early `return f64::INFINITY` outside the domain (`f64::EPSILON`), at `order = 3`
+// over `x`, its `_derivatives` by hand; the central path followed by Newton steps on the generated
+// `_derivatives` as a user would; and a 2-D barrier over `[f64; 2]` at `order = 2`.
+
+mod barrier {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn log_slacks(a: &[f64], b: &[f64], x: f64) -> f64 {
+        let mut s = 0.0;
+        for (ai, bi) in a.iter().zip(b) {
+            let slack = bi - ai * x;
+            if slack <= f64::EPSILON {
+                return f64::NEG_INFINITY;
+            }
+            s += slack.ln();
+        }
+        s
+    }
+
+    #[differentiable(wrt(x), order = 3)]
+    pub fn phi(x: f64, t: f64, c: f64, a: &[f64], b: &[f64]) -> f64 {
+        t * c.mul_add(x, 0.5 * x * x) - log_slacks(a, b, x)
+    }
+
+    #[differentiable(wrt(x), order = 2)]
+    pub fn phi2(x: [f64; 2], t: f64, a: &[Vec<f64>], b: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for (row, bi) in a.iter().zip(b) {
+            let slack = bi - row[0] * x[0] - row[1] * x[1];
+            s -= slack.max(f64::EPSILON).ln();
+        }
+        t * (x[0] - 2.0 * x[1] + 0.5 * x[0].hypot(x[1]).powi(2)) + s
+    }
+
+    const A: [f64; 4] = [1.0, -1.0, 2.0, -0.5];
+    const B: [f64; 4] = [2.0, 1.5, 3.0, 2.0];
+
+    fn by_hand(x: f64, t: f64, c: f64) -> [f64; 4] {
+        let s: Vec<f64> = A.iter().zip(&B).map(|(a, b)| b - a * x).collect();
+        let sum = |k: i32| A.iter().zip(&s).map(|(a, s)| (a / s).powi(k)).sum::<f64>();
+        [
+            t * (c * x + 0.5 * x * x) - s.iter().map(|v| v.ln()).sum::<f64>(),
+            t * (c + x) + sum(1),
+            t + sum(2),
+            2.0 * sum(3),
+        ]
+    }
+
+    #[test]
+    fn derivatives_by_hand_and_the_central_path() {
+        // The domain: -1.5 < x < 1.5.
+        for p in points(44161, 3, 14, -1.0, 1.0) {
+            let (x, t, c) = (1.4 * p[0], 1.0 + p[1].abs() * 5.0, p[2]);
+            let d = phi_derivatives(x, t, c, &A, &B);
+            assert_all_close(&d, &by_hand(x, t, c), 1e-10, "phi's derivatives");
+            let (v, g) = phi_grad(x, t, c, &A, &B);
+            assert_eq!(v, d[0]);
+            assert_close(g, d[1], 1e-12, "phi_grad");
+            let (_, _, h) = phi_hessian(x, t, c, &A, &B);
+            assert_close(h[0][0], d[2], 1e-12, "phi_hessian");
+        }
+        assert_eq!(phi(1.6, 1.0, 0.0, &A, &B), f64::INFINITY, "outside the domain");
+        // Newton on each barrier problem, t growing: the centre tends to the constrained minimiser of
+        // c x + x²/2 over [-1.5, 1.5], which for c = 2 is the bound -1.5.
+        let c = 2.0;
+        let mut x = 0.0;
+        let mut t = 1.0;
+        for _ in 0..12 {
+            for _ in 0..50 {
+                let d = phi_derivatives(x, t, c, &A, &B);
+                let mut step = d[1] / d[2];
+                while !phi(x - step, t, c, &A, &B).is_finite() {
+                    step *= 0.5;
+                }
+                x -= step;
+                if step.abs() < 1e-14 {
+                    break;
+                }
+            }
+            assert!(phi_grad(x, t, c, &A, &B).1.abs() < 1e-8 * t, "centred");
+            t *= 4.0;
+        }
+        assert!((x + 1.5).abs() < 1e-5, "the central path ends at the bound: {x}");
+    }
+
+    #[test]
+    fn two_dimensional_audit() {
+        let a: Vec<Vec<f64>> = vec![vec![1.0, 0.5], vec![-1.0, 0.3], vec![0.2, -1.0], vec![0.4, 1.2]];
+        let b = [2.0, 2.0, 1.5, 2.5];
+        let t = 1.7;
+        let pts = points(44162, 2, 12, -0.8, 0.8);
+        for x in &pts {
+            let (v, g) = phi2_grad(arr(x), t, &a, &b);
+            let mut by_hand = [t * (1.0 + x[0]), t * (-2.0 + x[1])];
+            for (row, bi) in a.iter().zip(&b) {
+                let s = bi - dot(row, x);
+                by_hand[0] += row[0] / s;
+                by_hand[1] += row[1] / s;
+            }
+            assert_all_close(&g, &by_hand, 1e-12, "phi2 by hand");
+            let mut buf = [f64::NAN; 2];
+            assert_eq!(phi2_grad_into(arr(x), t, &a, &b, &mut buf), v);
+            same_bits(&buf, &g, "phi2");
+        }
+        audit(
+            &Items {
+                what: "barrier::phi2",
+                primal: &|x| phi2(arr(x), t, &a, &b),
+                grad: &|x| {
+                    let (v, g) = phi2_grad(arr(x), t, &a, &b);
+                    (v, g.to_vec())
+                },
+                vjp: &|x, d| {
+                    let (v, g) = phi2_vjp(arr(x), t, &a, &b, d);
+                    (v, g.to_vec())
+                },
+                jvp: &|x, tt| phi2_jvp(arr(x), t, &a, &b, arr(tt)),
+                grad_into: &|x| {
+                    let mut buf = [f64::NAN; 2];
+                    let v = phi2_grad_into(arr(x), t, &a, &b, &mut buf);
+                    (v, buf.to_vec())
+                },
+                hvp: Some(&|x, v| {
+                    let (val, g, hv) = phi2_hvp(arr(x), t, &a, &b, arr(v));
+                    (val, g.to_vec(), hv.to_vec())
+                }),
+                hessian: Some(&|x| {
+                    let (val, g, h) = phi2_hessian(arr(x), t, &a, &b);
+                    (val, g.to_vec(), h)
                 }),
                 analytic: None,
             },
