@@ -29,8 +29,7 @@ mod common;
 
 use common::contract::{audit, Items};
 use common::{
-    arr, assert_all_close, assert_close, check_dual, check_jacobian, dot,
-    points, same_bits, wave,
+    arr, assert_all_close, assert_close, check_dual, check_jacobian, dot, points, same_bits, wave,
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -186,7 +185,12 @@ mod adaptive_rk {
                 (reference(ya, ma, ta) - reference(yb, mb, tb)) / (2.0 * hh)
             };
             for (i, gi) in flat(g).iter().enumerate() {
-                assert_close(*gi, fd(i), 1e-2, "against the accurate solution's sensitivity");
+                assert_close(
+                    *gi,
+                    fd(i),
+                    1e-2,
+                    "against the accurate solution's sensitivity",
+                );
             }
         }
         audit(
@@ -306,8 +310,13 @@ mod upwind {
             );
             let (lo, hi) = u0
                 .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(*v), b.max(*v)));
-            assert!(out.iter().all(|v| *v >= lo - 1e-12 && *v <= hi + 1e-12), "TVD bounds");
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                    (a.min(*v), b.max(*v))
+                });
+            assert!(
+                out.iter().all(|v| *v >= lo - 1e-12 && *v <= hi + 1e-12),
+                "TVD bounds"
+            );
 
             let mut oj = vec![0.0; N];
             let j = advect_jacobian(&u0, c, STEPS, &mut oj);
@@ -320,7 +329,12 @@ mod upwind {
             });
             // Every column over the cells sums to one: the scheme conserves mass exactly.
             for k in 0..N {
-                assert_close((0..N).map(|i| j[i][k]).sum::<f64>(), 1.0, 1e-12, "column sum");
+                assert_close(
+                    (0..N).map(|i| j[i][k]).sum::<f64>(),
+                    1.0,
+                    1e-12,
+                    "column sum",
+                );
             }
 
             let cot = wave(N, 0.4);
@@ -496,7 +510,11 @@ mod gp_chol {
 
     fn by_hand(theta: [f64; 3], xs: &[f64], ys: &[f64]) -> (f64, Vec<f64>) {
         let n = xs.len();
-        let (ell, sf2, sn2) = (theta[0].exp(), (2.0 * theta[1]).exp(), (2.0 * theta[2]).exp());
+        let (ell, sf2, sn2) = (
+            theta[0].exp(),
+            (2.0 * theta[1]).exp(),
+            (2.0 * theta[2]).exp(),
+        );
         let kf: Vec<Vec<f64>> = (0..n)
             .map(|i| {
                 (0..n)
@@ -533,13 +551,32 @@ mod gp_chol {
         let n = 4;
         for p in points(4421, n * n + n, 10, -1.0, 1.0) {
             let l: Vec<Vec<f64>> = (0..n)
-                .map(|i| (0..n).map(|j| if j < i { p[i * n + j] } else if j == i { 2.0 + p[i * n + j] } else { 0.0 }).collect())
+                .map(|i| {
+                    (0..n)
+                        .map(|j| {
+                            if j < i {
+                                p[i * n + j]
+                            } else if j == i {
+                                2.0 + p[i * n + j]
+                            } else {
+                                0.0
+                            }
+                        })
+                        .collect()
+                })
                 .collect();
             let b = p[n * n..].to_vec();
-            let flat: Vec<f64> = l.iter().flatten().copied().chain(b.iter().copied()).collect();
+            let flat: Vec<f64> = l
+                .iter()
+                .flatten()
+                .copied()
+                .chain(b.iter().copied())
+                .collect();
             let split = |x: &[f64]| {
                 (
-                    (0..n).map(|i| x[i * n..(i + 1) * n].to_vec()).collect::<Vec<_>>(),
+                    (0..n)
+                        .map(|i| x[i * n..(i + 1) * n].to_vec())
+                        .collect::<Vec<_>>(),
                     x[n * n..].to_vec(),
                 )
             };
@@ -859,7 +896,13 @@ mod bradley_terry {
                 assert_all_close(&h[i], &hh[i], 1e-12, "Hessian by hand");
             }
             let mut b = (vec![f64::NAN; PLAYERS], f64::NAN);
-            neg_log_lik_grad_into(&x[..PLAYERS], x[PLAYERS], &GAMES, RIDGE, (&mut b.0, &mut b.1));
+            neg_log_lik_grad_into(
+                &x[..PLAYERS],
+                x[PLAYERS],
+                &GAMES,
+                RIDGE,
+                (&mut b.0, &mut b.1),
+            );
             same_bits(&join(b), &join(g), "neg_log_lik");
         }
         let n = PLAYERS;
@@ -878,7 +921,8 @@ mod bradley_terry {
                 jvp: &|x, t| neg_log_lik_jvp(&x[..n], x[n], &GAMES, RIDGE, (t[..n].to_vec(), t[n])),
                 grad_into: &|x| {
                     let mut b = (vec![f64::NAN; n], f64::NAN);
-                    let v = neg_log_lik_grad_into(&x[..n], x[n], &GAMES, RIDGE, (&mut b.0, &mut b.1));
+                    let v =
+                        neg_log_lik_grad_into(&x[..n], x[n], &GAMES, RIDGE, (&mut b.0, &mut b.1));
                     (v, join(b))
                 },
                 hvp: Some(&|x, v| {
@@ -903,7 +947,12 @@ mod bradley_terry {
             let k = 24.0 + 8.0 * p[PLAYERS];
             let mut r = vec![0.0; PLAYERS];
             elo(&init, &GAMES, k, &mut r);
-            assert_close(r.iter().sum::<f64>(), init.iter().sum::<f64>(), 1e-14, "Elo is zero-sum");
+            assert_close(
+                r.iter().sum::<f64>(),
+                init.iter().sum::<f64>(),
+                1e-14,
+                "Elo is zero-sum",
+            );
             // One game by hand.
             let mut one = vec![0.0; PLAYERS];
             elo(&init, &GAMES[..1], k, &mut one);
@@ -925,7 +974,14 @@ mod bradley_terry {
             let (gi, gk) = elo_vjp(&init, &GAMES, k, &mut rv, &c);
             let mut rt = vec![0.0; PLAYERS];
             let mut jt = vec![0.0; PLAYERS];
-            elo_jvp(&init, &GAMES, k, &mut rt, (t[..PLAYERS].to_vec(), t[PLAYERS]), &mut jt);
+            elo_jvp(
+                &init,
+                &GAMES,
+                k,
+                &mut rt,
+                (t[..PLAYERS].to_vec(), t[PLAYERS]),
+                &mut jt,
+            );
             let cj: Vec<f64> = gi.into_iter().chain([gk]).collect();
             check_dual("bradley_terry::elo", &c, &jt, &cj, &t);
         }
@@ -998,7 +1054,11 @@ mod cox {
 
     fn covariates() -> Vec<Vec<f64>> {
         (0..N)
-            .map(|i| (0..P).map(|k| ((i * 3 + k * 5) as f64 * 0.7).sin()).collect())
+            .map(|i| {
+                (0..P)
+                    .map(|k| ((i * 3 + k * 5) as f64 * 0.7).sin())
+                    .collect()
+            })
             .collect()
     }
 
@@ -1073,7 +1133,10 @@ mod cox {
 
             let mut hz = vec![0.0; N];
             let j = breslow_jacobian(&b, &x, &EVENT, &mut hz);
-            assert!(hz.windows(2).all(|w| w[1] >= w[0]), "cumulative hazard is monotone");
+            assert!(
+                hz.windows(2).all(|w| w[1] >= w[0]),
+                "cumulative hazard is monotone"
+            );
             check_jacobian("cox::breslow", &b, &j, |b| {
                 let mut h = vec![0.0; N];
                 breslow(b, &x, &EVENT, &mut h);
@@ -1174,7 +1237,12 @@ mod straight_through {
             assert_eq!(value, v[best(l)], "the hard choice");
             assert_eq!(pick(l, v, temp), value);
             let g = join(g);
-            assert_fd_gradient(|y| soft_choice(&y[..N], &y[N..], temp), &x, &g, "the relaxation's gradient");
+            assert_fd_gradient(
+                |y| soft_choice(&y[..N], &y[N..], temp),
+                &x,
+                &g,
+                "the relaxation's gradient",
+            );
             let mut b = (vec![f64::NAN; N], vec![f64::NAN; N]);
             pick_grad_into(l, v, temp, (&mut b.0, &mut b.1));
             same_bits(&join(b), &g, "pick");
@@ -1184,7 +1252,12 @@ mod straight_through {
             assert_close(dj, dot(&g, &t), 1e-12, "pick_jvp");
             let (vv, gv) = pick_vjp(l, v, temp, -2.0);
             assert_eq!(vv, value);
-            assert_all_close(&join(gv), &g.iter().map(|a| -2.0 * a).collect::<Vec<_>>(), 1e-15, "pick_vjp");
+            assert_all_close(
+                &join(gv),
+                &g.iter().map(|a| -2.0 * a).collect::<Vec<_>>(),
+                1e-15,
+                "pick_vjp",
+            );
 
             let (vh, gh, h) = pick_hessian(l, v, temp);
             assert_eq!(vh, value);
@@ -1210,7 +1283,12 @@ mod straight_through {
             let v = values[best(&l)];
             assert_eq!(hard_pick(&l, &values), v);
             let (value, g) = policy_loss_grad(&l, &values, target);
-            assert_close(value, (v - target).powi(2) + 0.1 * dot(&l, &l), 1e-15, "loss");
+            assert_close(
+                value,
+                (v - target).powi(2) + 0.1 * dot(&l, &l),
+                1e-15,
+                "loss",
+            );
             // 2 (v - target) times the relaxation's gradient over the logits, by differences, plus the ridge.
             let mut soft = vec![0.0; N];
             for i in 0..N {
@@ -1219,9 +1297,12 @@ mod straight_through {
                 let mut b = l.clone();
                 a[i] += h;
                 b[i] -= h;
-                soft[i] = (soft_choice(&a, &values, 1.0) - soft_choice(&b, &values, 1.0)) / (2.0 * h);
+                soft[i] =
+                    (soft_choice(&a, &values, 1.0) - soft_choice(&b, &values, 1.0)) / (2.0 * h);
             }
-            let expected: Vec<f64> = (0..N).map(|i| 2.0 * (v - target) * soft[i] + 0.2 * l[i]).collect();
+            let expected: Vec<f64> = (0..N)
+                .map(|i| 2.0 * (v - target) * soft[i] + 0.2 * l[i])
+                .collect();
             assert_all_close(&g, &expected, 1e-8, "the straight-through gradient");
             let mut b = vec![f64::NAN; N];
             policy_loss_grad_into(&l, &values, target, &mut b);
@@ -1353,7 +1434,13 @@ mod isotonic {
             let t = wave(2 * N, 0.2);
             let (gy, gw) = fit_vjp(&y, &w, &mut vec![0.0; N], &c);
             let mut jt = vec![0.0; N];
-            fit_jvp(&y, &w, &mut vec![0.0; N], (t[..N].to_vec(), t[N..].to_vec()), &mut jt);
+            fit_jvp(
+                &y,
+                &w,
+                &mut vec![0.0; N],
+                (t[..N].to_vec(), t[N..].to_vec()),
+                &mut jt,
+            );
             check_dual("isotonic::fit", &c, &jt, &[gy, gw].concat(), &t);
         }
         assert!(merged_somewhere, "the points exercise merges");
@@ -1373,7 +1460,10 @@ mod isotonic {
         for x in &pts {
             let (v, g) = misfit_grad(&x[..N], &x[N..], &target);
             let mut b = (vec![f64::NAN; N], vec![f64::NAN; N]);
-            assert_eq!(misfit_grad_into(&x[..N], &x[N..], &target, (&mut b.0, &mut b.1)), v);
+            assert_eq!(
+                misfit_grad_into(&x[..N], &x[N..], &target, (&mut b.0, &mut b.1)),
+                v
+            );
             same_bits(&join(b), &join(g), "misfit");
         }
         audit(
@@ -1388,15 +1478,26 @@ mod isotonic {
                     let (v, g) = misfit_vjp(&x[..N], &x[N..], &target, d);
                     (v, join(g))
                 },
-                jvp: &|x, t| misfit_jvp(&x[..N], &x[N..], &target, (t[..N].to_vec(), t[N..].to_vec())),
+                jvp: &|x, t| {
+                    misfit_jvp(
+                        &x[..N],
+                        &x[N..],
+                        &target,
+                        (t[..N].to_vec(), t[N..].to_vec()),
+                    )
+                },
                 grad_into: &|x| {
                     let mut b = (vec![f64::NAN; N], vec![f64::NAN; N]);
                     let v = misfit_grad_into(&x[..N], &x[N..], &target, (&mut b.0, &mut b.1));
                     (v, join(b))
                 },
                 hvp: Some(&|x, v| {
-                    let (val, g, hv) =
-                        misfit_hvp(&x[..N], &x[N..], &target, (v[..N].to_vec(), v[N..].to_vec()));
+                    let (val, g, hv) = misfit_hvp(
+                        &x[..N],
+                        &x[N..],
+                        &target,
+                        (v[..N].to_vec(), v[N..].to_vec()),
+                    );
                     (val, join(g), join(hv))
                 }),
                 hessian: Some(&|x| {
@@ -1445,7 +1546,11 @@ mod particle {
         for (t, &y) in ys.iter().enumerate() {
             let prev = x.clone();
             for p in 0..P {
-                let a = if t == 0 { p } else { ancestors[(t - 1) * P + p] };
+                let a = if t == 0 {
+                    p
+                } else {
+                    ancestors[(t - 1) * P + p]
+                };
                 x[p] = phi * prev[a] + sigma * noise[t * P + p];
                 lw[p] = log_normal(y, x[p], tau);
             }
@@ -1462,7 +1567,11 @@ mod particle {
             let prev = x;
             let mut mean_w = 0.0;
             for p in 0..P {
-                let a = if t == 0 { p } else { ancestors[(t - 1) * P + p] };
+                let a = if t == 0 {
+                    p
+                } else {
+                    ancestors[(t - 1) * P + p]
+                };
                 x[p] = phi * prev[a] + sigma * noise[t * P + p];
                 mean_w += (-0.5 * ((y - x[p]) / tau).powi(2)).exp() / (tau * (2.0 * PI).sqrt());
             }
@@ -1482,7 +1591,12 @@ mod particle {
         for x in &pts {
             let th = arr(x);
             let (v, g) = loglik_grad(th, &ys, &noise, &ancestors);
-            assert_close(v, plain(th, &ys, &noise, &ancestors), 1e-12, "particle log-likelihood");
+            assert_close(
+                v,
+                plain(th, &ys, &noise, &ancestors),
+                1e-12,
+                "particle log-likelihood",
+            );
             let mut b = [f64::NAN; 3];
             assert_eq!(loglik_grad_into(th, &ys, &noise, &ancestors, &mut b), v);
             same_bits(&b, &g, "loglik");
@@ -1615,7 +1729,11 @@ mod rayleigh {
             for i in 0..3 {
                 shifted[i][i] -= lam;
             }
-            assert!(det3(&shifted).abs() < 1e-12, "det(A - λI) = {}", det3(&shifted));
+            assert!(
+                det3(&shifted).abs() < 1e-12,
+                "det(A - λI) = {}",
+                det3(&shifted)
+            );
             assert!(lam < 2.0);
             let v = cross(shifted[0], shifted[1]);
             let n2 = dot(&v, &v);
@@ -1633,11 +1751,20 @@ mod rayleigh {
             let c = wave(3, -0.2);
             let (ga, gb) = solve3_vjp(&a, &b, arr(&c)).1;
             let (_, jt) = solve3_jvp(&a, &b, (unflat(&t), arr(&tb)));
-            check_dual("rayleigh::solve3", &c, &jt, &[flat(ga), gb.to_vec()].concat(), &[t, tb].concat());
+            check_dual(
+                "rayleigh::solve3",
+                &c,
+                &jt,
+                &[flat(ga), gb.to_vec()].concat(),
+                &[t, tb].concat(),
+            );
             let j = solve3_jacobian(&a, &b);
-            check_jacobian("rayleigh::solve3", &[flat(a), b.to_vec()].concat(), &j, |x| {
-                solve3(&unflat(&x[..9]), &arr(&x[9..])).to_vec()
-            });
+            check_jacobian(
+                "rayleigh::solve3",
+                &[flat(a), b.to_vec()].concat(),
+                &j,
+                |x| solve3(&unflat(&x[..9]), &arr(&x[9..])).to_vec(),
+            );
         }
     }
 
@@ -1740,7 +1867,11 @@ mod portfolio {
     }
 
     fn market(p: &[f64]) -> Market {
-        let l = [[0.3 + 0.05 * p[0], 0.0, 0.0], [0.05 * p[1], 0.25, 0.0], [0.05 * p[2], 0.05 * p[3], 0.2]];
+        let l = [
+            [0.3 + 0.05 * p[0], 0.0, 0.0],
+            [0.05 * p[1], 0.25, 0.0],
+            [0.05 * p[2], 0.05 * p[3], 0.2],
+        ];
         let mut cov = [[0.0; 3]; 3];
         for i in 0..3 {
             for j in 0..3 {
@@ -1762,7 +1893,9 @@ mod portfolio {
             let w = m.weights(gamma);
             assert_close(w.iter().sum::<f64>(), 1.0, 1e-13, "fully invested");
             // Stationary: γ Σ w - μ is the same in every component (the budget's multiplier).
-            let r: Vec<f64> = (0..3).map(|i| gamma * dot(&m.cov[i], &w) - m.mu[i]).collect();
+            let r: Vec<f64> = (0..3)
+                .map(|i| gamma * dot(&m.cov[i], &w) - m.mu[i])
+                .collect();
             assert_close(r[0], r[1], 1e-12, "stationary");
             assert_close(r[1], r[2], 1e-12, "stationary");
 
@@ -1774,7 +1907,12 @@ mod portfolio {
                     assert_close(g.cov[i][j], -0.5 * gamma * w[i] * w[j], 1e-10, "dU/dΣ");
                 }
             }
-            assert_close(u, dot(&w, &m.mu) - 0.5 * gamma * Market::risk(&m.cov, &w), 0.0, "value");
+            assert_close(
+                u,
+                dot(&w, &m.mu) - 0.5 * gamma * Market::risk(&m.cov, &w),
+                0.0,
+                "value",
+            );
 
             let x = m.to_flat();
             let jw = (0..3)
@@ -1787,7 +1925,9 @@ mod portfolio {
                     gi.to_flat()
                 })
                 .collect::<Vec<_>>();
-            check_jacobian("portfolio::weights", &x, &jw, |y| m.from_flat(y).weights(gamma).to_vec());
+            check_jacobian("portfolio::weights", &x, &jw, |y| {
+                m.from_flat(y).weights(gamma).to_vec()
+            });
             let t = wave(x.len(), 0.5);
             let c = wave(3, 0.1);
             let (_, jt) = m.weights_jvp(gamma, m.from_flat(&t));
@@ -1900,7 +2040,12 @@ mod hermite {
         let k = (0..KNOTS.len() - 1).rfind(|&k| KNOTS[k] <= x).unwrap_or(0);
         let (y0, y1, h) = (YS[k], YS[k + 1], KNOTS[k + 1] - KNOTS[k]);
         let (d0, d1) = (h * DS[k], h * DS[k + 1]);
-        let c = [y0, d0, -3.0 * y0 - 2.0 * d0 + 3.0 * y1 - d1, 2.0 * y0 + d0 - 2.0 * y1 + d1];
+        let c = [
+            y0,
+            d0,
+            -3.0 * y0 - 2.0 * d0 + 3.0 * y1 - d1,
+            2.0 * y0 + d0 - 2.0 * y1 + d1,
+        ];
         let t = (x - KNOTS[k]) / h;
         [
             c[0] + t * (c[1] + t * (c[2] + t * c[3])),
@@ -1953,7 +2098,8 @@ mod hermite {
                 .map(|k| {
                     e.iter_mut().for_each(|v| *v = 0.0);
                     e[k] = 1.0;
-                    ys[k] * eval(&KNOTS, &e, &[0.0; 6], xq) + ds[k] * eval(&KNOTS, &[0.0; 6], &e, xq)
+                    ys[k] * eval(&KNOTS, &e, &[0.0; 6], xq)
+                        + ds[k] * eval(&KNOTS, &[0.0; 6], &e, xq)
                 })
                 .sum();
             assert_close(v, lin, 1e-13, "linear in ys and ds");
@@ -2055,7 +2201,11 @@ mod bspline {
     /// The textbook recursion `N_{i,p}`.
     fn cox_de_boor(knots: &[f64], i: usize, p: usize, x: f64) -> f64 {
         if p == 0 {
-            return if knots[i] <= x && x < knots[i + 1] { 1.0 } else { 0.0 };
+            return if knots[i] <= x && x < knots[i + 1] {
+                1.0
+            } else {
+                0.0
+            };
         }
         let mut v = 0.0;
         let d1 = knots[i + p] - knots[i];
@@ -2082,7 +2232,12 @@ mod bspline {
             let j = basis_jacobian(&KNOTS, span, x, &mut n);
             for k in 0..=DEGREE {
                 let i = span - DEGREE + k;
-                assert_close(n[k], cox_de_boor(&KNOTS, i, DEGREE, x), 1e-14, "Cox-de Boor");
+                assert_close(
+                    n[k],
+                    cox_de_boor(&KNOTS, i, DEGREE, x),
+                    1e-14,
+                    "Cox-de Boor",
+                );
             }
             assert_close(n.iter().sum::<f64>(), 1.0, 1e-14, "partition of unity");
             check_jacobian("bspline::basis", &[x], &j, |y| {
@@ -2113,7 +2268,9 @@ mod bspline {
         for x in &pts {
             let (ctrl, xq) = (&x[..CTRL], x[CTRL]);
             let (v, (gc, _)) = curve_grad(ctrl, &KNOTS, DEGREE, xq);
-            let by_hand: Vec<f64> = (0..CTRL).map(|i| cox_de_boor(&KNOTS, i, DEGREE, xq)).collect();
+            let by_hand: Vec<f64> = (0..CTRL)
+                .map(|i| cox_de_boor(&KNOTS, i, DEGREE, xq))
+                .collect();
             assert_all_close(&gc, &by_hand, 1e-14, "d curve / d ctrl is the basis");
             assert_close(v, dot(&by_hand, ctrl), 1e-14, "curve");
             // Constant control points: a constant curve, of zero slope.
@@ -2122,7 +2279,11 @@ mod bspline {
             assert!(slope.abs() < 1e-12, "zero slope {slope}");
             let mut b = (vec![f64::NAN; CTRL], f64::NAN);
             curve_grad_into(ctrl, &KNOTS, DEGREE, xq, (&mut b.0, &mut b.1));
-            same_bits(&join(b), &join(curve_grad(ctrl, &KNOTS, DEGREE, xq).1), "curve");
+            same_bits(
+                &join(b),
+                &join(curve_grad(ctrl, &KNOTS, DEGREE, xq).1),
+                "curve",
+            );
         }
         audit(
             &Items {
@@ -2136,15 +2297,29 @@ mod bspline {
                     let (v, g) = curve_vjp(&x[..CTRL], &KNOTS, DEGREE, x[CTRL], d);
                     (v, join(g))
                 },
-                jvp: &|x, t| curve_jvp(&x[..CTRL], &KNOTS, DEGREE, x[CTRL], (t[..CTRL].to_vec(), t[CTRL])),
+                jvp: &|x, t| {
+                    curve_jvp(
+                        &x[..CTRL],
+                        &KNOTS,
+                        DEGREE,
+                        x[CTRL],
+                        (t[..CTRL].to_vec(), t[CTRL]),
+                    )
+                },
                 grad_into: &|x| {
                     let mut b = (vec![f64::NAN; CTRL], f64::NAN);
-                    let v = curve_grad_into(&x[..CTRL], &KNOTS, DEGREE, x[CTRL], (&mut b.0, &mut b.1));
+                    let v =
+                        curve_grad_into(&x[..CTRL], &KNOTS, DEGREE, x[CTRL], (&mut b.0, &mut b.1));
                     (v, join(b))
                 },
                 hvp: Some(&|x, v| {
-                    let (val, g, hv) =
-                        curve_hvp(&x[..CTRL], &KNOTS, DEGREE, x[CTRL], (v[..CTRL].to_vec(), v[CTRL]));
+                    let (val, g, hv) = curve_hvp(
+                        &x[..CTRL],
+                        &KNOTS,
+                        DEGREE,
+                        x[CTRL],
+                        (v[..CTRL].to_vec(), v[CTRL]),
+                    );
                     (val, join(g), join(hv))
                 }),
                 hessian: Some(&|x| {
@@ -2234,7 +2409,12 @@ mod shallow {
             let (mut h, mut q) = (vec![0.0; N], vec![0.0; N]);
             lax_friedrichs(&h0, &q0, DT_DX, STEPS, &mut h, &mut q);
             assert_close(h.iter().sum::<f64>(), h0.iter().sum::<f64>(), 1e-14, "mass");
-            assert_close(q.iter().sum::<f64>(), q0.iter().sum::<f64>(), 1e-13, "momentum");
+            assert_close(
+                q.iter().sum::<f64>(),
+                q0.iter().sum::<f64>(),
+                1e-13,
+                "momentum",
+            );
 
             let (ch, cq) = (wave(N, 0.3), wave(N, 1.7));
             let t = wave(2 * N, -0.5);
@@ -2266,8 +2446,16 @@ mod shallow {
                 vec![dot(&ch, &h) + dot(&cq, &q)]
             });
             // Mass is conserved whatever the inputs: the cotangent of Σh pulls back to ones over h0.
-            let (gm, gqm) =
-                lax_friedrichs_vjp(&h0, &q0, DT_DX, STEPS, &mut vec![0.0; N], &mut vec![0.0; N], &[1.0; N], &[0.0; N]);
+            let (gm, gqm) = lax_friedrichs_vjp(
+                &h0,
+                &q0,
+                DT_DX,
+                STEPS,
+                &mut vec![0.0; N],
+                &mut vec![0.0; N],
+                &[1.0; N],
+                &[0.0; N],
+            );
             assert_all_close(&gm, &[1.0; N], 1e-13, "mass is conserved");
             assert_all_close(&gqm, &[0.0; N], 1e-13, "whatever the discharge");
         }
@@ -2286,7 +2474,10 @@ mod shallow {
         for x in &pts {
             let (v, g) = energy_grad(&x[..N], &x[N..], DT_DX, STEPS);
             let mut b = (vec![f64::NAN; N], vec![f64::NAN; N]);
-            assert_eq!(energy_grad_into(&x[..N], &x[N..], DT_DX, STEPS, (&mut b.0, &mut b.1)), v);
+            assert_eq!(
+                energy_grad_into(&x[..N], &x[N..], DT_DX, STEPS, (&mut b.0, &mut b.1)),
+                v
+            );
             same_bits(&join(b), &join(g), "energy");
         }
         audit(
@@ -2301,15 +2492,28 @@ mod shallow {
                     let (v, g) = energy_vjp(&x[..N], &x[N..], DT_DX, STEPS, d);
                     (v, join(g))
                 },
-                jvp: &|x, t| energy_jvp(&x[..N], &x[N..], DT_DX, STEPS, (t[..N].to_vec(), t[N..].to_vec())),
+                jvp: &|x, t| {
+                    energy_jvp(
+                        &x[..N],
+                        &x[N..],
+                        DT_DX,
+                        STEPS,
+                        (t[..N].to_vec(), t[N..].to_vec()),
+                    )
+                },
                 grad_into: &|x| {
                     let mut b = (vec![f64::NAN; N], vec![f64::NAN; N]);
                     let v = energy_grad_into(&x[..N], &x[N..], DT_DX, STEPS, (&mut b.0, &mut b.1));
                     (v, join(b))
                 },
                 hvp: Some(&|x, v| {
-                    let (val, g, hv) =
-                        energy_hvp(&x[..N], &x[N..], DT_DX, STEPS, (v[..N].to_vec(), v[N..].to_vec()));
+                    let (val, g, hv) = energy_hvp(
+                        &x[..N],
+                        &x[N..],
+                        DT_DX,
+                        STEPS,
+                        (v[..N].to_vec(), v[N..].to_vec()),
+                    );
                     (val, join(g), join(hv))
                 }),
                 hessian: Some(&|x| {
@@ -2389,10 +2593,7 @@ mod elman {
             let mut hist = vec![[0.0; H]; n + 1];
             for t in 0..n {
                 let next = self.cell(&hist[t], xs[t]);
-                // (`hist[t + 1] = next;` of a row made by a call does not compile: see the report.)
-                for i in 0..H {
-                    hist[t + 1][i] = next[i];
-                }
+                hist[t + 1] = next;
             }
             let mut l = 0.0;
             for t in self.burn_in..n {
@@ -2409,7 +2610,8 @@ mod elman {
         for t in 0..xs.len() {
             let mut next = [0.0; H];
             for i in 0..H {
-                let a = m.b[i] + m.wx[i] * xs[t] + (0..H).map(|j| m.wh[i * H + j] * h[j]).sum::<f64>();
+                let a =
+                    m.b[i] + m.wx[i] * xs[t] + (0..H).map(|j| m.wh[i * H + j] * h[j]).sum::<f64>();
                 next[i] = a.tanh().clamp(-0.95, 0.95);
             }
             h = next;
@@ -2560,7 +2762,11 @@ mod barrier {
             let (_, _, h) = phi_hessian(x, t, c, &A, &B);
             assert_close(h[0][0], d[2], 1e-12, "phi_hessian");
         }
-        assert_eq!(phi(1.6, 1.0, 0.0, &A, &B), f64::INFINITY, "outside the domain");
+        assert_eq!(
+            phi(1.6, 1.0, 0.0, &A, &B),
+            f64::INFINITY,
+            "outside the domain"
+        );
         // Newton on each barrier problem, t growing: the centre tends to the constrained minimiser of
         // c x + x²/2 over [-1.5, 1.5], which for c = 2 is the bound -1.5.
         let c = 2.0;
@@ -2581,12 +2787,20 @@ mod barrier {
             assert!(phi_grad(x, t, c, &A, &B).1.abs() < 1e-8 * t, "centred");
             t *= 4.0;
         }
-        assert!((x + 1.5).abs() < 1e-5, "the central path ends at the bound: {x}");
+        assert!(
+            (x + 1.5).abs() < 1e-5,
+            "the central path ends at the bound: {x}"
+        );
     }
 
     #[test]
     fn two_dimensional_audit() {
-        let a: Vec<Vec<f64>> = vec![vec![1.0, 0.5], vec![-1.0, 0.3], vec![0.2, -1.0], vec![0.4, 1.2]];
+        let a: Vec<Vec<f64>> = vec![
+            vec![1.0, 0.5],
+            vec![-1.0, 0.3],
+            vec![0.2, -1.0],
+            vec![0.4, 1.2],
+        ];
         let b = [2.0, 2.0, 1.5, 2.5];
         let t = 1.7;
         let pts = points(44162, 2, 12, -0.8, 0.8);
@@ -2720,6 +2934,50 @@ mod regressions {
                 assert_all_close(&j[i][..3], &by_hand[i], 1e-14, "Jacobian by hand");
                 assert_all_close(&j[i][3..], &[0.0; 3], 0.0, "the incoming r");
             }
+        }
+    }
+
+    /// A row of a nested array assigned whole from a local that a call made and nothing indexes
+    /// (`let next = g(..); hist[t + 1] = next;`): the `let` was lowered as a float, and the row's copy
+    /// failed with "`__row_value` is not known here to hold a slice" and "the method `len` has no known
+    /// derivative" (`lower/arrays.rs`, `analyse_array_uses` now counts `m[i] = r` of an `m` indexed
+    /// twice as a use of `r` as an array).
+    #[differentiable]
+    pub fn rotate(h: &[f64; 2], x: f64) -> [f64; 2] {
+        [
+            h[0] * x.cos() - h[1] * x.sin(),
+            h[0] * x.sin() + h[1] * x.cos(),
+        ]
+    }
+
+    #[differentiable]
+    pub fn spin(x: f64, n: usize) -> f64 {
+        let mut hist = vec![[0.0; 2]; n + 1];
+        hist[0][0] = 1.0;
+        for t in 0..n {
+            let next = rotate(&hist[t], x);
+            hist[t + 1] = next;
+        }
+        hist[n][0] + 2.0 * hist[n][1]
+    }
+
+    #[test]
+    fn rows_stored_from_calls() {
+        for p in points(4493, 1, 10, -2.0, 2.0) {
+            let x = p[0];
+            let n = 5;
+            let a = n as f64 * x;
+            // n rotations by x of (1, 0): (cos nx, sin nx).
+            let (v, g) = spin_grad(x, n);
+            assert_close(v, a.cos() + 2.0 * a.sin(), 1e-13, "value");
+            assert_close(
+                g,
+                n as f64 * (-a.sin() + 2.0 * a.cos()),
+                1e-12,
+                "derivative",
+            );
+            let (_, d) = spin_jvp(x, n, 1.0);
+            assert_close(d, g, 1e-13, "jvp");
         }
     }
 }
