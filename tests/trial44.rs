@@ -18,11 +18,14 @@
 //! outputs, `_jacobian` against differences, and at `order = 2` the Hessian against differences of
 //! `_grad` and `_hvp` against the Hessian times `v` (through `common::contract::audit`).
 
-// Index loops and long argument lists are what the projects are written with.
+// Index loops (also copying between slices) and long argument lists are what the projects are written
+// with; scratch output buffers are `vec![..]`s as the callers of the slice versions write them.
 #![allow(
     clippy::needless_range_loop,
+    clippy::manual_memcpy,
     clippy::type_complexity,
-    clippy::too_many_arguments
+    clippy::too_many_arguments,
+    clippy::useless_vec
 )]
 
 mod common;
@@ -2969,6 +2972,7 @@ mod regressions {
             let a = n as f64 * x;
             // n rotations by x of (1, 0): (cos nx, sin nx).
             let (v, g) = spin_grad(x, n);
+            assert_eq!(v, spin(x, n));
             assert_close(v, a.cos() + 2.0 * a.sin(), 1e-13, "value");
             assert_close(
                 g,
