@@ -2551,7 +2551,7 @@ mod elman {
 
     pub const H: usize = 3;
 
-    #[gradient_of(crate::vendor::soft_sign)]
+    #[gradient_of(super::vendor::soft_sign)]
     fn soft_sign_vjp(x: f64, dy: f64) -> f64 {
         dy / (1.0 + x.abs()).powi(2)
     }
@@ -2587,7 +2587,7 @@ mod elman {
             for i in 0..H {
                 s += self.wo[i] * h[i];
             }
-            crate::vendor::soft_sign(s)
+            super::vendor::soft_sign(s)
         }
 
         #[differentiable(wrt(self), order = 2)]
