@@ -10,7 +10,8 @@
 //! smallest eigenvalue by inverse iteration, cubic Hermite interpolation with a binary search, a
 //! mean-variance portfolio solved by Cramer's rule, a B-spline curve by Cox-de Boor, a Lax-Friedrichs
 //! shallow-water step with two output parameters, an Elman RNN struct with a history of
-//! `[f64; H]` states, and a log-barrier objective at `order = 3`.
+//! `[f64; H]` states, a log-barrier objective at `order = 3`, and a dogleg trust-region method; and
+//! regressions of the fixes made in this session.
 //!
 //! For each: the value against a plain or independent computation, `_grad` against central
 //! differences on seeded points (and by hand where the formula is short), `_grad_into` bit for bit
@@ -2845,6 +2846,171 @@ mod barrier {
                 hessian: Some(&|x| {
                     let (val, g, h) = phi2_hessian(arr(x), t, &a, &b);
                     (val, g.to_vec(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (17) A trust-region method with dogleg steps on the Rosenbrock function: the model's gradient and
+// Hessian from a helper returning a tuple, the dogleg step returning an array from an early `return`
+// in each of its three cases (Newton step inside, steepest descent clipped, the dogleg segment's
+// crossing by a quadratic's root), the radius grown or shrunk by the ratio of actual to predicted
+// decrease and the step rejected below a threshold; the objective after four iterations
+// over the start and the initial radius at `order = 2`.
+
+mod dogleg {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn rosen(x: [f64; 2]) -> f64 {
+        (1.0 - x[0]).powi(2) + 10.0 * (x[1] - x[0] * x[0]).powi(2)
+    }
+
+    /// The gradient and the Hessian `(g0, g1, h00, h01, h11)`.
+    #[differentiable]
+    pub fn model(x: [f64; 2]) -> (f64, f64, f64, f64, f64) {
+        let r = x[1] - x[0] * x[0];
+        (
+            -2.0 * (1.0 - x[0]) - 40.0 * x[0] * r,
+            20.0 * r,
+            2.0 - 40.0 * r + 80.0 * x[0] * x[0],
+            -40.0 * x[0],
+            20.0,
+        )
+    }
+
+    #[differentiable]
+    pub fn step(g: [f64; 2], h: [f64; 3], radius: f64) -> [f64; 2] {
+        let det = h[0] * h[2] - h[1] * h[1];
+        let pb = [
+            -(h[2] * g[0] - h[1] * g[1]) / det,
+            -(h[0] * g[1] - h[1] * g[0]) / det,
+        ];
+        if det > 0.0 && h[0] > 0.0 && pb[0].hypot(pb[1]) <= radius {
+            return pb;
+        }
+        let gn = g[0].hypot(g[1]);
+        let ghg = g[0] * (h[0] * g[0] + h[1] * g[1]) + g[1] * (h[1] * g[0] + h[2] * g[1]);
+        let tau = if ghg > 0.0 {
+            gn * gn / ghg
+        } else {
+            f64::INFINITY
+        };
+        let pu = [-tau * g[0], -tau * g[1]];
+        if det <= 0.0 || h[0] <= 0.0 || tau * gn >= radius {
+            return [-radius * g[0] / gn, -radius * g[1] / gn];
+        }
+        // pu + s (pb - pu) on the boundary: a s² + b s + c = 0.
+        let d = [pb[0] - pu[0], pb[1] - pu[1]];
+        let a = d[0] * d[0] + d[1] * d[1];
+        let b = 2.0 * (pu[0] * d[0] + pu[1] * d[1]);
+        let c = pu[0] * pu[0] + pu[1] * pu[1] - radius * radius;
+        let s = (-b + (b * b - 4.0 * a * c).sqrt()) / (2.0 * a);
+        [pu[0] + s * d[0], pu[1] + s * d[1]]
+    }
+
+    #[differentiable(order = 2)]
+    pub fn after(x0: [f64; 2], radius0: f64) -> f64 {
+        let mut x = x0;
+        let mut radius = radius0;
+        for _ in 0..4 {
+            let (g0, g1, h00, h01, h11) = model(x);
+            let p = step([g0, g1], [h00, h01, h11], radius);
+            let predicted = -(g0 * p[0] + g1 * p[1])
+                - 0.5 * (p[0] * (h00 * p[0] + h01 * p[1]) + p[1] * (h01 * p[0] + h11 * p[1]));
+            let trial = [x[0] + p[0], x[1] + p[1]];
+            let rho = (rosen(x) - rosen(trial)) / predicted;
+            let pn = p[0].hypot(p[1]);
+            if rho < 0.25 {
+                radius = 0.25 * pn;
+            } else if rho > 0.75 && pn > 0.99 * radius {
+                radius = (2.0 * radius).min(2.0);
+            }
+            if rho > 0.1 {
+                x = trial;
+            }
+        }
+        rosen(x)
+    }
+
+    #[test]
+    fn model_by_hand_and_audit() {
+        for p in points(44171, 2, 10, -1.5, 1.5) {
+            let x = arr(&p);
+            let (g0, g1, h00, h01, h11) = model(x);
+            let (_, g) = rosen_grad(x);
+            assert_all_close(&[g0, g1], &g, 1e-12, "the model's gradient is rosen_grad");
+            let column =
+                |j: usize| common::hessian_column(|y| rosen_grad(arr(y)).1.to_vec(), &p, j);
+            let (c0, c1) = (column(0), column(1));
+            let hr = [[c0[0], c1[0]], [c0[1], c1[1]]];
+            assert_all_close(
+                &[h00, h01, h11],
+                &[hr[0][0], hr[0][1], hr[1][1]],
+                1e-8,
+                "the model's Hessian",
+            );
+            // A step never leaves the region.
+            for radius in [0.05, 0.3, 2.0] {
+                let s = step([g0, g1], [h00, h01, h11], radius);
+                assert!(s[0].hypot(s[1]) <= radius * (1.0 + 1e-12));
+            }
+        }
+        let pts: Vec<Vec<f64>> = points(44172, 3, 10, -1.0, 1.0)
+            .into_iter()
+            .map(|p| vec![-1.2 + 0.3 * p[0], 1.0 + 0.3 * p[1], 0.4 + 0.2 * p[2]])
+            .collect();
+        let flat = |g: ([f64; 2], f64)| vec![g.0[0], g.0[1], g.1];
+        let split = |x: &[f64]| ([x[0], x[1]], x[2]);
+        for x in &pts {
+            let (x0, r) = split(x);
+            let (v, g) = after_grad(x0, r);
+            assert!(v < rosen(x0), "the iterations descend");
+            let mut b = ([f64::NAN; 2], f64::NAN);
+            assert_eq!(after_grad_into(x0, r, (&mut b.0, &mut b.1)), v);
+            same_bits(&flat(b), &flat(g), "after");
+        }
+        audit(
+            &Items {
+                what: "dogleg::after",
+                primal: &|x| {
+                    let (x0, r) = split(x);
+                    after(x0, r)
+                },
+                grad: &|x| {
+                    let (x0, r) = split(x);
+                    let (v, g) = after_grad(x0, r);
+                    (v, flat(g))
+                },
+                vjp: &|x, d| {
+                    let (x0, r) = split(x);
+                    let (v, g) = after_vjp(x0, r, d);
+                    (v, flat(g))
+                },
+                jvp: &|x, t| {
+                    let (x0, r) = split(x);
+                    after_jvp(x0, r, split(t))
+                },
+                grad_into: &|x| {
+                    let (x0, r) = split(x);
+                    let mut b = ([f64::NAN; 2], f64::NAN);
+                    let v = after_grad_into(x0, r, (&mut b.0, &mut b.1));
+                    (v, flat(b))
+                },
+                hvp: Some(&|x, v| {
+                    let (x0, r) = split(x);
+                    let (val, g, hv) = after_hvp(x0, r, split(v));
+                    (val, flat(g), flat(hv))
+                }),
+                hessian: Some(&|x| {
+                    let (x0, r) = split(x);
+                    let (val, g, h) = after_hessian(x0, r);
+                    (val, flat(g), h)
                 }),
                 analytic: None,
             },
