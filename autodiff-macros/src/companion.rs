@@ -968,7 +968,7 @@ fn fallback_signatures(
         ),
         (
             "jvp_out",
-            quote!((#receiver #(#params,)* #tangents: #sized, #d_after: #sized) -> (#ret, #ret)),
+            quote!((#receiver #(#params,)* #tangents: (#(#tangent_types,)*), #d_after: #sized) -> (#ret, #ret)),
         ),
     ]
     .into_iter()

@@ -1001,7 +1001,19 @@ impl Forward<'_, '_> {
             }
             ArrayInit::Copy(source) if activity.is_active_array(*source) => {
                 let source_tangent = self.array_tangent(*source);
-                if self.e.f.arrays[array.0 as usize].fixed {
+                if self.e.f.arrays[array.0 as usize].fixed
+                    && self.e.f.arrays[source.0 as usize].param.is_some()
+                {
+                    // A parameter's tangent may be a view (an output parameter `out: &mut [f64; 2]`'s is
+                    // the caller's `&mut [f64]`, `let c = *out;`): copied into an array of the primal
+                    // copy's type, where moving the view left the copy's tangent an alias of the
+                    // parameter's, of the wrong type.
+                    quote!({
+                        let mut __copy = #name;
+                        __copy.copy_from_slice(&#source_tangent[..]);
+                        __copy
+                    })
+                } else if self.e.f.arrays[array.0 as usize].fixed {
                     quote!(#source_tangent)
                 } else if self.e.f.arrays[array.0 as usize].untyped {
                     quote!(#source_tangent.clone())

@@ -240,6 +240,21 @@ pub(crate) fn constant_stand_ins(s: &StructFunction) -> TokenStream {
 
 /// The hidden function `__f_whole`, `f_hvp` and `f_hessian`.
 pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors) -> TokenStream {
+    // A field passed on whole to a sibling without `__g_pairs` (one returning an array, a `Vec` or a tuple):
+    // the hidden function would call what is not there (rustc's unresolved `__g_pairs`).
+    if let Some((callee, name)) = whole_field_callee_without_pairs(s) {
+        errors.spanned(
+            &callee,
+            format!(
+                "`order = K` on a function that passes a field of a parameter struct on whole (`&p.w`) to \
+                 `{name}` is supported where `{name}` returns a float (or `()` with output parameters): \
+                 `{name}` returns an array or a tuple. Copy the field into a local first (`let mut w = \
+                 [0.0; N]; for i in 0..N {{ w[i] = p.w[i]; }}`) and pass that, or read the field in this \
+                 function"
+            ),
+        );
+        return TokenStream::new();
+    }
     let floats = crate::struct_higher::float_fields(s);
     let whole = match whole_function(s, &floats, Some(order)) {
         Ok(whole) => whole,
@@ -310,6 +325,71 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
         }
         Ok(whole) => whole,
         Err(e) => stand_ins_without_copy(s, &e.to_string()),
+    }
+}
+
+// Input:  fn u(m: &Market, g: f64) -> f64 { let a = solve3(&m.cov, &m.mu); .. }   (`solve3` returns an array)
+// Output: Some((`solve3` of the call, "solve3"))
+/// The first call of `s`'s body passing a field on whole to a `#[differentiable]` sibling returning an
+/// array, a `Vec` or a tuple, which has no `__g_pairs` (`promises_pairs`, `pairs::plain`), with the
+/// callee's name.
+fn whole_field_callee_without_pairs(s: &StructFunction) -> Option<(syn::Path, String)> {
+    use syn::visit::Visit;
+    let fields: Vec<String> = s
+        .flat
+        .field_inputs()
+        .filter(|f| f.whole)
+        .map(|f| f.ident.to_string())
+        .collect();
+    if fields.is_empty() {
+        return None;
+    }
+    struct Calls<'a> {
+        fields: &'a [String],
+        caller: &'a Ident,
+        found: Option<(syn::Path, String)>,
+    }
+    impl<'ast> Visit<'ast> for Calls<'_> {
+        fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+            if self.found.is_none() {
+                if let Expr::Path(p) = &*call.func {
+                    if let (None, Some(name)) = (&p.qself, p.path.get_ident()) {
+                        let name = name.to_string();
+                        let passes = call
+                            .args
+                            .iter()
+                            .any(|arg| self.fields.iter().any(|f| names(arg, f)));
+                        if passes
+                            && crate::context::differentiable_sibling(self.caller, &name)
+                                .is_some_and(|item| returns_a_collection(&item))
+                        {
+                            self.found = Some((p.path.clone(), name));
+                        }
+                    }
+                }
+            }
+            syn::visit::visit_expr_call(self, call);
+        }
+    }
+    let mut calls = Calls {
+        fields: &fields,
+        caller: &s.item.sig.ident,
+        found: None,
+    };
+    calls.visit_block(s.written);
+    calls.found
+}
+
+/// Does `item` return an array, a `Vec` or a non-empty tuple?
+fn returns_a_collection(item: &syn::ItemFn) -> bool {
+    match &item.sig.output {
+        syn::ReturnType::Default => false,
+        syn::ReturnType::Type(_, ty) => match &**ty {
+            syn::Type::Array(_) => true,
+            syn::Type::Tuple(t) => !t.elems.is_empty(),
+            syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "Vec"),
+            _ => false,
+        },
     }
 }
 

@@ -61,9 +61,36 @@ fn analyse_array_uses(
         /// [`scalar_lets`] (in a function returning an array, `returned_names` makes such a `let` of a
         /// call an array).
         returned: crate::hash::FastSet<usize>,
+        /// The bindings indexed twice (`m[i][j]`): matrices or nested arrays.
+        nested: crate::hash::FastSet<usize>,
+        /// `(m, r)` of each `m[i] = r;`: `r` is a row, an array, where `m` is in [`nested`] (a row made by
+        /// a call, `let r = g(x); m[i] = r;`, indexed nowhere else, was lowered as a float).
+        row_stores: Vec<(usize, usize)>,
     }
     fn address(expr: &Expr) -> usize {
         expr as *const Expr as usize
+    }
+    /// Does `expr` make a nested array: `vec![[0.0; m]; n]`, `vec![vec![0.0; m]; n]`, `[[0.0; m]; n]`,
+    /// `[[a, b], [c, d]]`?
+    fn makes_nested(expr: &Expr) -> bool {
+        let row = |e: &Expr| {
+            matches!(strip_parens(e), Expr::Array(_) | Expr::Repeat(_))
+                || matches!(strip_parens(e), Expr::Macro(m) if m.mac.path.is_ident("vec"))
+        };
+        match strip_parens(expr) {
+            Expr::Repeat(r) => row(&r.expr),
+            Expr::Array(a) => a.elems.first().is_some_and(row),
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+                match m.mac.tokens.clone().into_iter().next() {
+                    Some(proc_macro2::TokenTree::Group(g)) => {
+                        g.delimiter() == proc_macro2::Delimiter::Bracket
+                    }
+                    Some(proc_macro2::TokenTree::Ident(i)) => i == "vec",
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
     }
     fn tail(block: &syn::Block) -> Option<&Expr> {
         match block.stmts.last() {
@@ -171,6 +198,21 @@ fn analyse_array_uses(
                 _ => None,
             };
             self.used.extend(used);
+            if let Expr::Index(e) = expr {
+                if let Expr::Index(inner) = strip_parens(&e.expr) {
+                    let nested = self.resolve_expr(&inner.expr);
+                    self.nested.extend(nested);
+                }
+            }
+            if let Expr::Assign(a) = expr {
+                if let Expr::Index(target) = strip_parens(&a.left) {
+                    if let (Some(matrix), Some(row)) =
+                        (self.resolve_expr(&target.expr), self.resolve_expr(&a.right))
+                    {
+                        self.row_stores.push((matrix, row));
+                    }
+                }
+            }
             if let Expr::Assign(a) = expr {
                 if let (Some(bound), Some(init)) =
                     (self.resolve_expr(&a.left), self.resolve_expr(&a.right))
@@ -223,7 +265,14 @@ fn analyse_array_uses(
                 }
             }
             let inits: Vec<usize> = inits.iter().map(|name| self.resolve(name)).collect();
+            let nested = local
+                .init
+                .as_ref()
+                .is_some_and(|init| makes_nested(&init.expr));
             if let Some(bound) = self.bind(&local.pat) {
+                if nested {
+                    self.nested.insert(bound);
+                }
                 self.lets
                     .extend(inits.into_iter().map(|init| (bound, init)));
                 let ident = match &local.pat {
@@ -249,6 +298,8 @@ fn analyse_array_uses(
         keys: Vec::new(),
         returning: Default::default(),
         returned: Default::default(),
+        nested: Default::default(),
+        row_stores: Vec::new(),
     };
     uses.returning.extend(tail(block).map(address));
     uses.visit_block(block);
@@ -258,8 +309,16 @@ fn analyse_array_uses(
         lets,
         keys,
         returned,
+        nested,
+        row_stores,
         ..
     } = uses;
+    used.extend(
+        row_stores
+            .into_iter()
+            .filter(|(matrix, _)| nested.contains(matrix))
+            .map(|(_, row)| row),
+    );
     while let Some(init) = lets
         .iter()
         .find(|(bound, init)| used.contains(bound) && !used.contains(init))
