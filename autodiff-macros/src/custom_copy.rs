@@ -201,10 +201,14 @@ impl Names {
         mentioned(expr).iter().any(|n| self.dependent.contains(n))
     }
 
-    /// May `expr` hold an array: a literal, `vec![..]`, a copy of one, or a name of one?
+    /// May `expr` hold an array (or a tuple, no scalar either): a literal, `vec![..]`, a copy of one, or a
+    /// name of one?
     fn array(&self, expr: &Expr) -> bool {
         let tokens = expr.to_token_stream().to_string();
-        matches!(expr, Expr::Array(_) | Expr::Repeat(_) | Expr::Macro(_))
+        matches!(
+            expr,
+            Expr::Array(_) | Expr::Repeat(_) | Expr::Macro(_) | Expr::Tuple(_)
+        )
             || ["to_vec", "collect", "Vec"].iter().any(|m| {
                 tokens
                     .split(|c: char| !c.is_alphanumeric() && c != '_')

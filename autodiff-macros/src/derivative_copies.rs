@@ -37,7 +37,7 @@
 
 use crate::signature::Signature;
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, ToTokens};
 
 /// The function whose generated derivatives get generic copies, and which of them it has.
 pub(crate) struct Derivatives<'a> {
@@ -57,7 +57,9 @@ pub(crate) struct Derivatives<'a> {
 /// function with output parameters.
 pub(crate) fn items(d: &Derivatives) -> TokenStream {
     let sig = d.sig;
-    if sig.outputs().next().is_some() {
+    // (A float type written as a path, `::core::primitive::f64`, is not made `__S`.)
+    let by_path = crate::naming::names_any(d.item.sig.to_token_stream(), &["primitive"]);
+    if sig.outputs().next().is_some() || by_path {
         return TokenStream::new();
     }
     let name = &d.item.sig.ident;

@@ -619,7 +619,9 @@ fn derivative_copies(
     (grad, vjp, jvp): (bool, bool, bool),
     higher: bool,
 ) -> TokenStream {
-    if !free || args.copy || args.lift_fields || args.struct_whole {
+    // (Not of a hidden function the macro made, `__f_pairs`: a custom function calls none.)
+    let hidden = item.sig.ident.to_string().starts_with("__");
+    if !free || hidden || args.copy || args.lift_fields || args.struct_whole {
         return TokenStream::new();
     }
     let name = &item.sig.ident;
