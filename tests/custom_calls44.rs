@@ -504,3 +504,130 @@ fn a_registered_gradient_calling_a_generated_gradient_is_differentiated() {
         );
     }
 }
+
+// ---- the implicit-function gradient of a solve (trial43's implied volatility, in small) ----
+
+/// x with x³ = y, by bisection: its derivative through the forward code is zero (`wrt(y)` for the
+/// comparisons' sake only).
+#[differentiable(wrt(y))]
+fn cube_root_by_bisection(y: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0, 3.0);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid * mid * mid > y {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+        if hi - lo < 1e-15 {
+            break;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// ∛y by bisection, its slope 1/(3x²) by `cube_grad` at the root (the implicit-function gradient).
+#[custom_gradient]
+fn cube_root(y: f64) -> (f64, impl Fn(f64) -> f64) {
+    let x = cube_root_by_bisection(y);
+    let (_, g) = cube_grad(x);
+    (x, move |dy| dy / g)
+}
+
+/// The same, the solve ended by one Newton step, whose tangent is the implicit one: at the root x = x0 -
+/// (x0³ - y)/(3x0²) moves as 1/(3x²) with y.
+#[custom_gradient]
+fn cube_root_newton(y: f64) -> (f64, impl Fn(f64) -> f64) {
+    let x0 = cube_root_by_bisection(y);
+    let (c, g0) = cube_grad(x0);
+    let x = x0 - (c - y) / g0;
+    let (_, g) = cube_grad(x);
+    (x, move |dy| dy / g)
+}
+
+/// `_grad` = 1/(3x²). As `jax.hessian` of the `custom_vjp` gives it, the Hessian follows the root's
+/// tangent through the forward code, which a bisection makes zero: 0.
+#[differentiable(order = 2)]
+fn root_by_bisection(y: f64) -> f64 {
+    cube_root(y)
+}
+
+/// With the Newton step, the root's tangent is 1/(3x²), and the Hessian the derivative of 1/(3x²):
+/// -2/(9x⁵), the Jacobian of `_grad`.
+#[differentiable(order = 2)]
+fn root_by_newton(y: f64) -> f64 {
+    cube_root_newton(y)
+}
+
+#[test]
+fn an_implicit_function_gradient_is_differentiated_through_the_forward_code() {
+    for p in points(44_09, 1, 12, 0.5, 8.0) {
+        let y = p[0];
+        let x = y.cbrt();
+        let (value, gradient, h) = root_by_bisection_hessian(y);
+        assert_close(value, x, 1e-14, "value");
+        assert_eq!(value, root_by_bisection(y));
+        assert_close(gradient, 1.0 / (3.0 * x * x), 1e-13, "gradient");
+        assert_eq!(h[0][0], 0.0, "a bisection's root carries no tangent");
+        let (value, gradient, h) = root_by_newton_hessian(y);
+        assert_close(value, x, 1e-14, "value");
+        assert_eq!(value, root_by_newton(y));
+        assert_close(gradient, 1.0 / (3.0 * x * x), 1e-13, "gradient");
+        assert_close(h[0][0], -2.0 / (9.0 * x.powi(5)), 1e-10, "hessian");
+        assert_close(
+            h[0][0],
+            central_difference(|y| root_by_newton_grad(y).1, y),
+            1e-7,
+            "against differences of _grad",
+        );
+    }
+}
+
+// ---- a custom function's own `_grad`, in another custom function ----
+
+/// ln(1 + eˣ), its closure σ(x) through the captured e = eˣ.
+#[custom_gradient]
+fn softplus(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let e = x.exp();
+    ((1.0 + e).ln(), move |dy| dy * (1.0 - 1.0 / (1.0 + e)))
+}
+
+/// The same value and slope, the slope by `softplus_grad`, captured: σ(x).
+#[custom_gradient]
+fn softplus_again(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let (v, s) = softplus_grad(x);
+    (v, move |dy| dy * s)
+}
+
+/// F = L(x) x: F'' = 2σ + x σ(1 - σ) (tests/higher_custom.rs's `softplus_energy`), F''' = 3σ(1 - σ) +
+/// x σ(1 - σ)(1 - 2σ).
+#[differentiable(order = 3)]
+fn softplus_again_energy(x: f64) -> f64 {
+    softplus_again(x) * x
+}
+
+#[test]
+fn a_custom_function_gradient_in_another_custom_function_is_differentiated() {
+    for p in points(44_10, 1, 12, -3.0, 3.0) {
+        let x = p[0];
+        let s = 1.0 / (1.0 + (-x).exp());
+        let l = (1.0 + x.exp()).ln();
+        let d = softplus_again_energy_derivatives(x);
+        assert_eq!(d[0], softplus_again_energy(x));
+        assert_eq!(softplus_again(x), softplus(x));
+        let ds = s * (1.0 - s);
+        let expected = [
+            l * x,
+            s * x + l,
+            2.0 * s + x * ds,
+            3.0 * ds + x * ds * (1.0 - 2.0 * s),
+        ];
+        assert_all_close(&d, &expected, 1e-11, "d");
+        assert_close(
+            d[3],
+            central_difference(|x| softplus_again_energy_hessian(x).2[0][0], x),
+            1e-6,
+            "third derivative against differences of the Hessian",
+        );
+    }
+}

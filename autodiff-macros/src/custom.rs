@@ -134,9 +134,28 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
     } else {
         crate::custom_copy::generic_copy(&item)
     };
+    // The generic copies of `f_grad`, `f_vjp` and `f_jvp`, for the copies of other custom functions
+    // calling them (`derivative_copies.rs`).
+    // (Written for one float type, which the copies make `__S`, or generic over it.)
+    let float = crate::shadow::written_float(&item);
+    let derivative_copies = match &generic {
+        GenericCopy::Copy(_) | GenericCopy::Fallback { .. } if float.is_none() => TokenStream::new(),
+        GenericCopy::Itself(_) | GenericCopy::Copy(_) | GenericCopy::Fallback { .. } => {
+            crate::derivative_copies::items(&crate::derivative_copies::Derivatives {
+                item: &item,
+                sig: &sig,
+                float,
+                grad: grad.is_some(),
+                vjp: !vjp.is_empty(),
+                jvp: !jvp.is_empty(),
+                hvp: None,
+            })
+        }
+        _ => TokenStream::new(),
+    };
     let companion = items.companion(generic);
     let jacobian = crate::jacobian::jacobian(&item, &sig);
-    quote!(#inner #value #grad #grad_into #vjp #jvp #jacobian #companion #copy)
+    quote!(#inner #value #grad #grad_into #vjp #jvp #jacobian #companion #derivative_copies #copy)
 }
 
 /// The error for `#[custom_gradient]` or `#[gradient_of]` (`attribute`) on an associated function or a
