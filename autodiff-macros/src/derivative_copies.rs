@@ -114,11 +114,14 @@ pub(crate) fn items(d: &Derivatives) -> TokenStream {
         fixed("tangent"),
         fixed("v"),
     );
-    let vjp_body = |d_ret: TokenStream| {
-        quote! {
+    // Every parameter active, and several: the companion's slots are the gradient's tuple.
+    let all_active = sig.params.len() > 1 && sig.params.iter().all(|p| p.active);
+    let vjp_body = |d_ret: TokenStream| match all_active {
+        true => quote!(#copy.vjp(#(#idents,)* #d_ret)),
+        false => quote! {
             let (#value, #slot_patterns) = #copy.vjp(#(#idents,)* #d_ret);
             (#value, #gathered)
-        }
+        },
     };
     let mut out = TokenStream::new();
     let mut emit = |suffix: &str, extra: TokenStream, returns: TokenStream, body: TokenStream| {
@@ -145,11 +148,12 @@ pub(crate) fn items(d: &Derivatives) -> TokenStream {
                 #vis fn call #generics (#(#params,)* #extra) -> #returns #where_clause {
                     #body
                 }
+                // (For a call by a path, `copy_by_name!`'s `copy_of(..).call_on`.)
                 #[inline(always)]
                 #vis fn call_on #generics (self, #(#params,)* #extra) -> #returns #where_clause {
                     Self::call(#(#args),*)
                 }
-                /// No derivatives: a generated derivative is not differentiated once more at first order.
+                // No derivatives: a generated derivative is not differentiated at first order.
                 #[inline(always)]
                 #vis fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
                     ::autodiff::__private::NoDerivative
@@ -206,15 +210,14 @@ pub(crate) fn items(d: &Derivatives) -> TokenStream {
                 quote!(())
             }
         });
-        emit(
-            "jvp",
-            quote!(#tangent: #gradient),
-            quote!((#ret, #ret)),
-            quote! {
+        let body = match all_active {
+            true => quote!(#copy.jvp(#(#idents,)* #tangent)),
+            false => quote! {
                 #unpack
                 #copy.jvp(#(#idents,)* (#(#slots,)*))
             },
-        );
+        };
+        emit("jvp", quote!(#tangent: #gradient), quote!((#ret, #ret)), body);
     }
     if let Some(hvp) = &d.hvp {
         emit(
