@@ -12,7 +12,9 @@
 mod common;
 
 use autodiff::{custom_gradient, differentiable, gradient_of};
-use common::{assert_all_close, assert_close, assert_jacobian, central_difference, fd_jacobian, Inputs};
+use common::{
+    assert_all_close, assert_close, assert_jacobian, central_difference, fd_jacobian, Inputs,
+};
 
 /// `count` seeded points of `dim` coordinates in `[lo, hi)`.
 fn points(seed: u64, dim: usize, count: usize, lo: f64, hi: f64) -> Vec<Vec<f64>> {
@@ -194,7 +196,11 @@ fn a_slice_gradient_in_the_body_is_differentiated() {
         };
         let mut at = w.to_vec();
         at.push(a);
-        assert_jacobian(&h, &fd_jacobian(flat_grad, &at), "hessian against differences of _grad");
+        assert_jacobian(
+            &h,
+            &fd_jacobian(flat_grad, &at),
+            "hessian against differences of _grad",
+        );
     }
 }
 
@@ -242,7 +248,10 @@ fn an_hvp_in_the_closure_is_differentiated_through_its_generic_copy() {
         // The gradient H ∇, with H = [[-1 + 4b - 4q0², 4q0], [4q0, -4]].
         let b = q[1] - 0.5 * q[0] * q[0];
         let g = grad_logp_by_hand(q);
-        let hl = [[-1.0 + 4.0 * b - 4.0 * q[0] * q[0], 4.0 * q[0]], [4.0 * q[0], -4.0]];
+        let hl = [
+            [-1.0 + 4.0 * b - 4.0 * q[0] * q[0], 4.0 * q[0]],
+            [4.0 * q[0], -4.0],
+        ];
         let (value, gradient, h) = gradient_energy_hessian(q);
         assert_eq!(value, gradient_energy(q));
         assert_close(logp_grad(q).0, logp(q), 1e-15, "logp");
@@ -263,7 +272,11 @@ fn an_hvp_in_the_closure_is_differentiated_through_its_generic_copy() {
             }
         }
         let flat_grad = |x: &[f64]| gradient_energy_grad([x[0], x[1]]).1.to_vec();
-        assert_jacobian(&h, &fd_jacobian(flat_grad, &p), "hessian against differences of _grad");
+        assert_jacobian(
+            &h,
+            &fd_jacobian(flat_grad, &p),
+            "hessian against differences of _grad",
+        );
         // At order 3, on a line: the second derivative against differences of `_grad`, the third against
         // differences of the Hessian.
         let t = p[0];
@@ -337,7 +350,12 @@ fn a_vjp_and_a_jvp_are_differentiated_through_their_generic_copies() {
         assert_close(value, r * r * t.cos(), 1e-14, "value");
         assert_eq!(value, abscissa_energy(r, t));
         assert_eq!(abscissa(r, t), polar(r, t).0);
-        assert_all_close(&[gr, gt], &[2.0 * r * t.cos(), -r * r * t.sin()], 1e-13, "gradient");
+        assert_all_close(
+            &[gr, gt],
+            &[2.0 * r * t.cos(), -r * r * t.sin()],
+            1e-13,
+            "gradient",
+        );
         let expected = [
             [2.0 * t.cos(), -2.0 * r * t.sin()],
             [-2.0 * r * t.sin(), -r * r * t.cos()],
@@ -349,7 +367,11 @@ fn a_vjp_and_a_jvp_are_differentiated_through_their_generic_copies() {
             let (_, (a, b)) = abscissa_energy_grad(x[0], x[1]);
             vec![a, b]
         };
-        assert_jacobian(&h, &fd_jacobian(flat_grad, &p), "abscissa against differences of _grad");
+        assert_jacobian(
+            &h,
+            &fd_jacobian(flat_grad, &p),
+            "abscissa against differences of _grad",
+        );
 
         let (a, b) = (p[0], p[1]);
         let (value, _, h) = product_energy_hessian(a, b);
@@ -362,7 +384,11 @@ fn a_vjp_and_a_jvp_are_differentiated_through_their_generic_copies() {
             let (_, (a, b)) = product_energy_grad(x[0], x[1]);
             vec![a, b]
         };
-        assert_jacobian(&h, &fd_jacobian(flat_grad, &p), "product against differences of _grad");
+        assert_jacobian(
+            &h,
+            &fd_jacobian(flat_grad, &p),
+            "product against differences of _grad",
+        );
     }
 }
 
@@ -414,7 +440,11 @@ fn a_callee_with_wrt_gives_its_gradient_in_its_active_parameters() {
             let (_, (a, b)) = scaled_energy_grad(x[0], x[1]);
             vec![a, b]
         };
-        assert_jacobian(&h, &fd_jacobian(flat_grad, &p), "against differences of _grad");
+        assert_jacobian(
+            &h,
+            &fd_jacobian(flat_grad, &p),
+            "against differences of _grad",
+        );
         let (value, _, by_tangent) = scaled_by_tangent_energy_hessian(x, c);
         assert_eq!(value, scaled_by_tangent_energy(x, c));
         assert_eq!(by_tangent, h, "by the tangent");

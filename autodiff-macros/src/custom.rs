@@ -139,7 +139,9 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
     // (Written for one float type, which the copies make `__S`, or generic over it.)
     let float = crate::shadow::written_float(&item);
     let derivative_copies = match &generic {
-        GenericCopy::Copy(_) | GenericCopy::Fallback { .. } if float.is_none() => TokenStream::new(),
+        GenericCopy::Copy(_) | GenericCopy::Fallback { .. } if float.is_none() => {
+            TokenStream::new()
+        }
         GenericCopy::Itself(_) | GenericCopy::Copy(_) | GenericCopy::Fallback { .. } => {
             crate::derivative_copies::items(&crate::derivative_copies::Derivatives {
                 item: &item,

@@ -208,13 +208,11 @@ impl Names {
         matches!(
             expr,
             Expr::Array(_) | Expr::Repeat(_) | Expr::Macro(_) | Expr::Tuple(_)
-        )
-            || ["to_vec", "collect", "Vec"].iter().any(|m| {
-                tokens
-                    .split(|c: char| !c.is_alphanumeric() && c != '_')
-                    .any(|w| w == *m)
-            })
-            || matches!(expr, Expr::Path(p) if p.path.get_ident()
+        ) || ["to_vec", "collect", "Vec"].iter().any(|m| {
+            tokens
+                .split(|c: char| !c.is_alphanumeric() && c != '_')
+                .any(|w| w == *m)
+        }) || matches!(expr, Expr::Path(p) if p.path.get_ident()
                 .is_some_and(|i| self.arrays.contains(&i.to_string())))
     }
 

@@ -92,10 +92,14 @@ pub(crate) fn items(d: &Derivatives) -> TokenStream {
     let cotangent: Vec<Ident> = (0..sig.params.len())
         .map(|i| format_ident!("__slot_{}", i, span = Span::mixed_site()))
         .collect();
-    let slot_patterns = sig.params.iter().zip(&cotangent).map(|(p, c)| match p.active {
-        true => quote!(#c),
-        false => quote!(_),
-    });
+    let slot_patterns = sig
+        .params
+        .iter()
+        .zip(&cotangent)
+        .map(|(p, c)| match p.active {
+            true => quote!(#c),
+            false => quote!(_),
+        });
     let slot_patterns = quote!((#(#slot_patterns,)*));
     let active: Vec<&Ident> = sig
         .params
@@ -217,7 +221,12 @@ pub(crate) fn items(d: &Derivatives) -> TokenStream {
                 #copy.jvp(#(#idents,)* (#(#slots,)*))
             },
         };
-        emit("jvp", quote!(#tangent: #gradient), quote!((#ret, #ret)), body);
+        emit(
+            "jvp",
+            quote!(#tangent: #gradient),
+            quote!((#ret, #ret)),
+            body,
+        );
     }
     if let Some(hvp) = &d.hvp {
         emit(
