@@ -134,6 +134,7 @@ fn a_scaled_closure_shapes_the_second_derivative_through_the_captured_gradient()
 // ---- a slice: `f_grad` of a slice, its Vec gradient captured ----
 
 #[differentiable]
+#[allow(clippy::needless_range_loop)]
 fn weighted_squares(w: &[f64], a: f64) -> f64 {
     let mut s = 0.0;
     for i in 0..w.len() {
