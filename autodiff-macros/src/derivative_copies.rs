@@ -249,3 +249,65 @@ fn extra_idents(extra: &TokenStream) -> Option<TokenStream> {
 fn scalar_float(p: &crate::signature::Param) -> bool {
     p.array.is_none() && matches!(p.kind, crate::ir::Kind::Float(_))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The copies of `item`'s `_grad`, `_vjp` and `_jvp` (its float type `f64`), differentiated with
+    /// `wrt`, as one string.
+    fn copies(item: syn::ItemFn, wrt: Option<Vec<Ident>>) -> String {
+        let args = crate::args::Args {
+            wrt,
+            ..Default::default()
+        };
+        let mut errors = crate::errors::Errors::default();
+        let sig = crate::signature::analyze(&item, &args, &mut errors).expect("a signature");
+        let _ = errors.finish();
+        items(&Derivatives {
+            item: &item,
+            sig: &sig,
+            float: Some("f64"),
+            grad: true,
+            vjp: true,
+            jvp: true,
+            hvp: None,
+        })
+        .to_string()
+    }
+
+    #[test]
+    fn parameters_outside_wrt_are_dropped_from_the_gradient_and_get_zero_tangents() {
+        let item: syn::ItemFn = syn::parse_quote! {
+            fn f(x: f64, c: f64, n: usize) -> f64 { c * x * x }
+        };
+        let x = Ident::new("x", Span::call_site());
+        let tokens = copies(item, Some(vec![x]));
+        // `f_grad`: the slot of `x` alone, unwrapped (one active parameter).
+        assert!(tokens.contains("struct f_grad"), "{tokens}");
+        assert!(
+            tokens.contains("fn call < __S : :: autodiff :: __private :: Float > (x : __S , c : __S , n : usize ,) -> (__S , __S)"),
+            "{tokens}"
+        );
+        assert!(
+            tokens.contains("(__value , (__slot_0 , _ , _ ,))"),
+            "{tokens}"
+        );
+        assert!(tokens.contains("(__value , __slot_0)"), "{tokens}");
+        // `f_jvp`: `c`'s tangent zero, `n`'s slot `()`.
+        assert!(
+            tokens.contains(
+                "(__tangent_0 , < __S as :: autodiff :: __private :: Zero > :: zero () , () ,)"
+            ),
+            "{tokens}"
+        );
+    }
+
+    #[test]
+    fn a_function_with_output_parameters_gets_none() {
+        let item: syn::ItemFn = syn::parse_quote! {
+            fn rhs(y: &[f64], out: &mut [f64]) { out[0] = y[0]; }
+        };
+        assert_eq!(copies(item, None), "");
+    }
+}
