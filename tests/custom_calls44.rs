@@ -144,7 +144,9 @@ fn weighted_squares(w: &[f64], a: f64) -> f64 {
 }
 
 /// Σ a (i+1) wᵢ², with the gradient `weighted_squares_grad` gives: (2a(i+1)wᵢ, Σ (i+1)wᵢ²).
+// (An `allow` on a custom function: once on each item, clippy's `duplicated_attributes` otherwise.)
 #[custom_gradient]
+#[allow(clippy::needless_range_loop)]
 fn weighted(w: &[f64], a: f64) -> (f64, impl Fn(f64) -> (Vec<f64>, f64)) {
     let (v, (gw, ga)) = weighted_squares_grad(w, a);
     (v, move |dy| {

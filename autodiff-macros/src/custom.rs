@@ -116,7 +116,12 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
     let name = &item.sig.ident;
     let value = {
         let signature = items.signature(name.clone(), None, value_ty.to_token_stream());
-        let attrs = &item.attrs;
+        // (The signature carries the `cfg` and `allow` attributes already: twice, clippy's
+        // `duplicated_attributes` fires.)
+        let attrs = item
+            .attrs
+            .iter()
+            .filter(|a| !a.path().is_ident("cfg") && !a.path().is_ident("allow"));
         quote!(#(#attrs)* #signature { #evaluate.0 })
     };
     let d_ret = Ident::new("d_ret", Span::mixed_site());
