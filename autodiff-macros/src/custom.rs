@@ -116,7 +116,12 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
     let name = &item.sig.ident;
     let value = {
         let signature = items.signature(name.clone(), None, value_ty.to_token_stream());
-        let attrs = &item.attrs;
+        // (The signature carries the `cfg` and `allow` attributes already: twice, clippy's
+        // `duplicated_attributes` fires.)
+        let attrs = item
+            .attrs
+            .iter()
+            .filter(|a| !a.path().is_ident("cfg") && !a.path().is_ident("allow"));
         quote!(#(#attrs)* #signature { #evaluate.0 })
     };
     let d_ret = Ident::new("d_ret", Span::mixed_site());
@@ -134,9 +139,30 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
     } else {
         crate::custom_copy::generic_copy(&item)
     };
+    // The generic copies of `f_grad`, `f_vjp` and `f_jvp`, for the copies of other custom functions
+    // calling them (`derivative_copies.rs`).
+    // (Written for one float type, which the copies make `__S`, or generic over it.)
+    let float = crate::shadow::written_float(&item);
+    let derivative_copies = match &generic {
+        GenericCopy::Copy(_) | GenericCopy::Fallback { .. } if float.is_none() => {
+            TokenStream::new()
+        }
+        GenericCopy::Itself(_) | GenericCopy::Copy(_) | GenericCopy::Fallback { .. } => {
+            crate::derivative_copies::items(&crate::derivative_copies::Derivatives {
+                item: &item,
+                sig: &sig,
+                float,
+                grad: grad.is_some(),
+                vjp: !vjp.is_empty(),
+                jvp: !jvp.is_empty(),
+                hvp: None,
+            })
+        }
+        _ => TokenStream::new(),
+    };
     let companion = items.companion(generic);
     let jacobian = crate::jacobian::jacobian(&item, &sig);
-    quote!(#inner #value #grad #grad_into #vjp #jvp #jacobian #companion #copy)
+    quote!(#inner #value #grad #grad_into #vjp #jvp #jacobian #companion #derivative_copies #copy)
 }
 
 /// The error for `#[custom_gradient]` or `#[gradient_of]` (`attribute`) on an associated function or a

@@ -201,16 +201,18 @@ impl Names {
         mentioned(expr).iter().any(|n| self.dependent.contains(n))
     }
 
-    /// May `expr` hold an array: a literal, `vec![..]`, a copy of one, or a name of one?
+    /// May `expr` hold an array (or a tuple, no scalar either): a literal, `vec![..]`, a copy of one, or a
+    /// name of one?
     fn array(&self, expr: &Expr) -> bool {
         let tokens = expr.to_token_stream().to_string();
-        matches!(expr, Expr::Array(_) | Expr::Repeat(_) | Expr::Macro(_))
-            || ["to_vec", "collect", "Vec"].iter().any(|m| {
-                tokens
-                    .split(|c: char| !c.is_alphanumeric() && c != '_')
-                    .any(|w| w == *m)
-            })
-            || matches!(expr, Expr::Path(p) if p.path.get_ident()
+        matches!(
+            expr,
+            Expr::Array(_) | Expr::Repeat(_) | Expr::Macro(_) | Expr::Tuple(_)
+        ) || ["to_vec", "collect", "Vec"].iter().any(|m| {
+            tokens
+                .split(|c: char| !c.is_alphanumeric() && c != '_')
+                .any(|w| w == *m)
+        }) || matches!(expr, Expr::Path(p) if p.path.get_ident()
                 .is_some_and(|i| self.arrays.contains(&i.to_string())))
     }
 
@@ -829,8 +831,10 @@ pub(crate) fn look_up_copies(
 }
 
 /// The error of a callee without a generic copy that the generic copy of `function` (a custom function,
-/// `what` says) calls on its inputs: a derivative `#[differentiable]` generated (`f_grad`, `f_hvp`, ..)
-/// cannot be given one by an attribute, so its message says what can be done instead.
+/// `what` says) calls on its inputs: a derivative `#[differentiable]` generated without one (`f_grad_into`,
+/// `f_hessian`, a method's `_grad`: `derivative_copies.rs` gives `f_grad`, `f_vjp`, `f_jvp` and `f_hvp` of
+/// a free function theirs) cannot be given one by an attribute, so its message says what can be done
+/// instead.
 fn no_copy_message(name: &str, what: &str, function: &str, register: &str) -> String {
     const GENERATED: [&str; 8] = [
         "_grad",
@@ -851,10 +855,12 @@ fn no_copy_message(name: &str, what: &str, function: &str, register: &str) -> St
         return format!(
             "`{name}` is a derivative that `#[differentiable]` generates, which has no generic copy: the \
              generic copy of {what} `{function}`, which an `order = K` function differentiates, calls it with \
-             a value that depends on `{function}`'s inputs, so its derivative cannot be taken once more. \
-             Compute that derivative in `{function}` without the generated item (by hand, or with a \
-             `#[differentiable]` helper written for it), or call `{function}` only from first-order code (if \
-             `{name}` is a function of your own, rename it: its suffix is that of a generated derivative)"
+             a value that depends on `{function}`'s inputs, so its derivative cannot be taken once more. Only \
+             `_grad`, `_vjp`, `_jvp` and (with `order = K`) `_hvp` of a free function without output \
+             parameters have one: call one of those instead (`f_grad` for `f_grad_into`, `f_hvp` for a \
+             column of `f_hessian`), or compute that derivative in `{function}` by hand, or call `{function}` \
+             only from first-order code (if `{name}` is a function of your own, rename it: its suffix is that \
+             of a generated derivative)"
         );
     }
     format!(
@@ -882,7 +888,7 @@ mod tests {
             !generated.contains("put `#[differentiable]`"),
             "{generated}"
         );
-        let hvp = no_copy_message("m::logp_hvp", "the custom function", "grad_logp", "");
+        let hvp = no_copy_message("m::logp_hessian", "the custom function", "grad_logp", "");
         assert!(hvp.contains("is a derivative"), "{hvp}");
         // A helper of the user's keeps the advice to give it derivatives.
         let helper = no_copy_message("logistic", "the custom function", "log1pexp", "");

@@ -524,6 +524,17 @@ fn try_expand(
                 true => (TokenStream::new(), TokenStream::new()),
                 false => (generated.vjp(), generated.jvp()),
             };
+            // The generic copies of `f_grad`, `f_vjp`, `f_jvp` and `f_hvp`, which the copies of custom
+            // functions calling them call (`derivative_copies.rs`).
+            let derivative_copies = derivative_copies(
+                &item,
+                &sig,
+                &args,
+                &generic_copy,
+                flat.is_none() && !generated.method,
+                (grad.is_some(), !vjp.is_empty(), !jvp.is_empty()),
+                !higher.is_empty(),
+            );
             let companion = generated.companion(generic_copy);
             // What a caller outside a generic `impl` calls by the type's name (`S::g(x)`) at `order = K`;
             // and, of one generic over a float type of its own, what the copies of the methods of its
@@ -572,7 +583,7 @@ fn try_expand(
                     true => crate::struct_whole::pairs::plain(&item, &sig),
                     false => TokenStream::new(),
                 };
-            let mut expansion = quote!(#primal #grad #grad_into #vjp #jvp #jacobian #companion #by_name #copy #higher #pairs);
+            let mut expansion = quote!(#primal #grad #grad_into #vjp #jvp #jacobian #companion #derivative_copies #by_name #copy #higher #pairs);
             // Every free function that a caller in its module may pass a field on whole to has `__f_pairs`,
             // real or a stand-in never run (`struct_whole::first_order`, which reads the callee from the
             // source and asks `promises_pairs` of it), so that such a caller's first order builds whatever
@@ -593,6 +604,48 @@ fn try_expand(
             sig: sig.filter(|_| shapes_known).map(Box::new),
         }),
     }
+}
+
+/// The generic copies of the derivatives generated for `item` (`derivative_copies.rs`): of a free function
+/// (`free`: not a method, no parameter struct) that is no copy itself and has a generic copy (its own, the
+/// fallback of one without, or itself if generic over its float type). `(grad, vjp, jvp)`: which of
+/// `f_grad`, `f_vjp` and `f_jvp` it has; `higher`: `order = K` emitted `f_hvp`.
+fn derivative_copies(
+    item: &syn::ItemFn,
+    sig: &Signature,
+    args: &Args,
+    generic_copy: &companion::GenericCopy,
+    free: bool,
+    (grad, vjp, jvp): (bool, bool, bool),
+    higher: bool,
+) -> TokenStream {
+    // (Not of a hidden function the macro made, `__f_pairs`: a custom function calls none.)
+    let hidden = item.sig.ident.to_string().starts_with("__");
+    if !free || hidden || args.copy || args.lift_fields || args.struct_whole {
+        return TokenStream::new();
+    }
+    let name = &item.sig.ident;
+    let (float, hvp) = match generic_copy {
+        companion::GenericCopy::Itself(_) => (None, Some(format_ident!("{}_hvp", name))),
+        companion::GenericCopy::Copy(copy) => (
+            crate::shadow::written_float(item),
+            Some(format_ident!("{}_hvp", copy)),
+        ),
+        companion::GenericCopy::Fallback { .. } => (crate::shadow::written_float(item), None),
+        _ => return TokenStream::new(),
+    };
+    if float.is_none() && !matches!(generic_copy, companion::GenericCopy::Itself(_)) {
+        return TokenStream::new();
+    }
+    crate::derivative_copies::items(&crate::derivative_copies::Derivatives {
+        item,
+        sig,
+        float,
+        grad,
+        vjp,
+        jvp,
+        hvp: hvp.filter(|_| higher && matches!(sig.ret_kind, crate::ir::Kind::Float(_))),
+    })
 }
 
 /// Does `tokens` define `fn name` at its top level?

@@ -17,6 +17,7 @@ mod constant_whole;
 mod context;
 mod custom;
 mod custom_copy;
+mod derivative_copies;
 mod derive;
 mod emit;
 mod errors;

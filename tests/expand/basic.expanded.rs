@@ -79,6 +79,104 @@ impl f {
         true
     }
 }
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct f_grad {}
+impl ::autodiff::__private::GenericCopy for f_grad {
+    type Copy = f_grad;
+    #[inline(always)]
+    fn copy() -> f_grad {
+        f_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl f_grad {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: __S, y: __S) -> (__S, (__S, __S)) {
+        <f as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(x, y, <__S as ::autodiff::__private::One>::one())
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        y: __S,
+    ) -> (__S, (__S, __S)) {
+        Self::call(x, y)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct f_vjp {}
+impl ::autodiff::__private::GenericCopy for f_vjp {
+    type Copy = f_vjp;
+    #[inline(always)]
+    fn copy() -> f_vjp {
+        f_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl f_vjp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        x: __S,
+        y: __S,
+        d_ret: __S,
+    ) -> (__S, (__S, __S)) {
+        <f as ::autodiff::__private::GenericCopy>::copy().vjp(x, y, d_ret)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        y: __S,
+        d_ret: __S,
+    ) -> (__S, (__S, __S)) {
+        Self::call(x, y, d_ret)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct f_jvp {}
+impl ::autodiff::__private::GenericCopy for f_jvp {
+    type Copy = f_jvp;
+    #[inline(always)]
+    fn copy() -> f_jvp {
+        f_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl f_jvp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        x: __S,
+        y: __S,
+        tangent: (__S, __S),
+    ) -> (__S, __S) {
+        <f as ::autodiff::__private::GenericCopy>::copy().jvp(x, y, tangent)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        y: __S,
+        tangent: (__S, __S),
+    ) -> (__S, __S) {
+        Self::call(x, y, tangent)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __f_generic<__S: ::autodiff::__private::Float>(x: __S, y: __S) -> __S {
     use ::autodiff::__private::Float as _;

@@ -89,6 +89,105 @@ impl branchy {
         true
     }
 }
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct branchy_grad {}
+impl ::autodiff::__private::GenericCopy for branchy_grad {
+    type Copy = branchy_grad;
+    #[inline(always)]
+    fn copy() -> branchy_grad {
+        branchy_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl branchy_grad {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: __S, k: i32) -> (__S, __S) {
+        let (__value, (__slot_0, _)) = <branchy as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(x, k, <__S as ::autodiff::__private::One>::one());
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(self, x: __S, k: i32) -> (__S, __S) {
+        Self::call(x, k)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct branchy_vjp {}
+impl ::autodiff::__private::GenericCopy for branchy_vjp {
+    type Copy = branchy_vjp;
+    #[inline(always)]
+    fn copy() -> branchy_vjp {
+        branchy_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl branchy_vjp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        x: __S,
+        k: i32,
+        d_ret: __S,
+    ) -> (__S, __S) {
+        let (__value, (__slot_0, _)) = <branchy as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(x, k, d_ret);
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        k: i32,
+        d_ret: __S,
+    ) -> (__S, __S) {
+        Self::call(x, k, d_ret)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct branchy_jvp {}
+impl ::autodiff::__private::GenericCopy for branchy_jvp {
+    type Copy = branchy_jvp;
+    #[inline(always)]
+    fn copy() -> branchy_jvp {
+        branchy_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl branchy_jvp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        x: __S,
+        k: i32,
+        tangent: __S,
+    ) -> (__S, __S) {
+        let __tangent_0 = tangent;
+        <branchy as ::autodiff::__private::GenericCopy>::copy()
+            .jvp(x, k, (__tangent_0, ()))
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        k: i32,
+        tangent: __S,
+    ) -> (__S, __S) {
+        Self::call(x, k, tangent)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __branchy_generic<__S: ::autodiff::__private::Float>(x: __S, k: i32) -> __S {
     use ::autodiff::__private::Float as _;

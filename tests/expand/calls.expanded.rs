@@ -76,6 +76,94 @@ impl square {
         true
     }
 }
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct square_grad {}
+impl ::autodiff::__private::GenericCopy for square_grad {
+    type Copy = square_grad;
+    #[inline(always)]
+    fn copy() -> square_grad {
+        square_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl square_grad {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: __S) -> (__S, __S) {
+        let (__value, (__slot_0,)) = <square as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(x, <__S as ::autodiff::__private::One>::one());
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(self, x: __S) -> (__S, __S) {
+        Self::call(x)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct square_vjp {}
+impl ::autodiff::__private::GenericCopy for square_vjp {
+    type Copy = square_vjp;
+    #[inline(always)]
+    fn copy() -> square_vjp {
+        square_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl square_vjp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: __S, d_ret: __S) -> (__S, __S) {
+        let (__value, (__slot_0,)) = <square as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(x, d_ret);
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        d_ret: __S,
+    ) -> (__S, __S) {
+        Self::call(x, d_ret)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct square_jvp {}
+impl ::autodiff::__private::GenericCopy for square_jvp {
+    type Copy = square_jvp;
+    #[inline(always)]
+    fn copy() -> square_jvp {
+        square_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl square_jvp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: __S, tangent: __S) -> (__S, __S) {
+        let __tangent_0 = tangent;
+        <square as ::autodiff::__private::GenericCopy>::copy().jvp(x, (__tangent_0,))
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        tangent: __S,
+    ) -> (__S, __S) {
+        Self::call(x, tangent)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __square_generic<__S: ::autodiff::__private::Float>(x: __S) -> __S {
     use ::autodiff::__private::Float as _;
@@ -252,6 +340,94 @@ impl log1pexp {
         let __gradient_0 = gradient;
         ::autodiff::__private::add_into_slot(__slot_0, __gradient_0);
         value
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct log1pexp_grad {}
+impl ::autodiff::__private::GenericCopy for log1pexp_grad {
+    type Copy = log1pexp_grad;
+    #[inline(always)]
+    fn copy() -> log1pexp_grad {
+        log1pexp_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl log1pexp_grad {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: __S) -> (__S, __S) {
+        let (__value, (__slot_0,)) = <log1pexp as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(x, <__S as ::autodiff::__private::One>::one());
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(self, x: __S) -> (__S, __S) {
+        Self::call(x)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct log1pexp_vjp {}
+impl ::autodiff::__private::GenericCopy for log1pexp_vjp {
+    type Copy = log1pexp_vjp;
+    #[inline(always)]
+    fn copy() -> log1pexp_vjp {
+        log1pexp_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl log1pexp_vjp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: __S, d_ret: __S) -> (__S, __S) {
+        let (__value, (__slot_0,)) = <log1pexp as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(x, d_ret);
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        d_ret: __S,
+    ) -> (__S, __S) {
+        Self::call(x, d_ret)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct log1pexp_jvp {}
+impl ::autodiff::__private::GenericCopy for log1pexp_jvp {
+    type Copy = log1pexp_jvp;
+    #[inline(always)]
+    fn copy() -> log1pexp_jvp {
+        log1pexp_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl log1pexp_jvp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: __S, tangent: __S) -> (__S, __S) {
+        let __tangent_0 = tangent;
+        <log1pexp as ::autodiff::__private::GenericCopy>::copy().jvp(x, (__tangent_0,))
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        tangent: __S,
+    ) -> (__S, __S) {
+        Self::call(x, tangent)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
     }
 }
 #[::autodiff::custom_gradient]
@@ -517,6 +693,104 @@ impl model {
         ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
         ::autodiff::__private::add_into_slot(__slot_1, __buffer_1);
         value
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct model_grad {}
+impl ::autodiff::__private::GenericCopy for model_grad {
+    type Copy = model_grad;
+    #[inline(always)]
+    fn copy() -> model_grad {
+        model_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl model_grad {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: __S, w: __S) -> (__S, (__S, __S)) {
+        <model as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(x, w, <__S as ::autodiff::__private::One>::one())
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        w: __S,
+    ) -> (__S, (__S, __S)) {
+        Self::call(x, w)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct model_vjp {}
+impl ::autodiff::__private::GenericCopy for model_vjp {
+    type Copy = model_vjp;
+    #[inline(always)]
+    fn copy() -> model_vjp {
+        model_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl model_vjp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        x: __S,
+        w: __S,
+        d_ret: __S,
+    ) -> (__S, (__S, __S)) {
+        <model as ::autodiff::__private::GenericCopy>::copy().vjp(x, w, d_ret)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        w: __S,
+        d_ret: __S,
+    ) -> (__S, (__S, __S)) {
+        Self::call(x, w, d_ret)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct model_jvp {}
+impl ::autodiff::__private::GenericCopy for model_jvp {
+    type Copy = model_jvp;
+    #[inline(always)]
+    fn copy() -> model_jvp {
+        model_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl model_jvp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        x: __S,
+        w: __S,
+        tangent: (__S, __S),
+    ) -> (__S, __S) {
+        <model as ::autodiff::__private::GenericCopy>::copy().jvp(x, w, tangent)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        w: __S,
+        tangent: (__S, __S),
+    ) -> (__S, __S) {
+        Self::call(x, w, tangent)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
     }
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]

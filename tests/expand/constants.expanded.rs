@@ -82,6 +82,94 @@ impl poly {
         true
     }
 }
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct poly_grad {}
+impl ::autodiff::__private::GenericCopy for poly_grad {
+    type Copy = poly_grad;
+    #[inline(always)]
+    fn copy() -> poly_grad {
+        poly_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl poly_grad {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: __S) -> (__S, __S) {
+        let (__value, (__slot_0,)) = <poly as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(x, <__S as ::autodiff::__private::One>::one());
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(self, x: __S) -> (__S, __S) {
+        Self::call(x)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct poly_vjp {}
+impl ::autodiff::__private::GenericCopy for poly_vjp {
+    type Copy = poly_vjp;
+    #[inline(always)]
+    fn copy() -> poly_vjp {
+        poly_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl poly_vjp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: __S, d_ret: __S) -> (__S, __S) {
+        let (__value, (__slot_0,)) = <poly as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(x, d_ret);
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        d_ret: __S,
+    ) -> (__S, __S) {
+        Self::call(x, d_ret)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct poly_jvp {}
+impl ::autodiff::__private::GenericCopy for poly_jvp {
+    type Copy = poly_jvp;
+    #[inline(always)]
+    fn copy() -> poly_jvp {
+        poly_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl poly_jvp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: __S, tangent: __S) -> (__S, __S) {
+        let __tangent_0 = tangent;
+        <poly as ::autodiff::__private::GenericCopy>::copy().jvp(x, (__tangent_0,))
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        tangent: __S,
+    ) -> (__S, __S) {
+        Self::call(x, tangent)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __poly_generic<__S: ::autodiff::__private::Float>(x: __S) -> __S {
     use ::autodiff::__private::Float as _;
@@ -325,6 +413,138 @@ impl fall {
     #[inline(always)]
     fn cotangent_linear(&self) -> bool {
         true
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct fall_grad {}
+impl ::autodiff::__private::GenericCopy for fall_grad {
+    type Copy = fall_grad;
+    #[inline(always)]
+    fn copy() -> fall_grad {
+        fall_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl fall_grad {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(t: __S, n: usize) -> (__S, __S) {
+        let (__value, (__slot_0, _)) = <fall as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(t, n, <__S as ::autodiff::__private::One>::one());
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(self, t: __S, n: usize) -> (__S, __S) {
+        Self::call(t, n)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct fall_vjp {}
+impl ::autodiff::__private::GenericCopy for fall_vjp {
+    type Copy = fall_vjp;
+    #[inline(always)]
+    fn copy() -> fall_vjp {
+        fall_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl fall_vjp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        t: __S,
+        n: usize,
+        d_ret: __S,
+    ) -> (__S, __S) {
+        let (__value, (__slot_0, _)) = <fall as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(t, n, d_ret);
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        t: __S,
+        n: usize,
+        d_ret: __S,
+    ) -> (__S, __S) {
+        Self::call(t, n, d_ret)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct fall_jvp {}
+impl ::autodiff::__private::GenericCopy for fall_jvp {
+    type Copy = fall_jvp;
+    #[inline(always)]
+    fn copy() -> fall_jvp {
+        fall_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl fall_jvp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        t: __S,
+        n: usize,
+        tangent: __S,
+    ) -> (__S, __S) {
+        let __tangent_0 = tangent;
+        <fall as ::autodiff::__private::GenericCopy>::copy().jvp(t, n, (__tangent_0, ()))
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        t: __S,
+        n: usize,
+        tangent: __S,
+    ) -> (__S, __S) {
+        Self::call(t, n, tangent)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct fall_hvp {}
+impl ::autodiff::__private::GenericCopy for fall_hvp {
+    type Copy = fall_hvp;
+    #[inline(always)]
+    fn copy() -> fall_hvp {
+        fall_hvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl fall_hvp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        t: __S,
+        n: usize,
+        v: __S,
+    ) -> (__S, __S, __S) {
+        __fall_generic_hvp(t, n, v)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        t: __S,
+        n: usize,
+        v: __S,
+    ) -> (__S, __S, __S) {
+        Self::call(t, n, v)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
     }
 }
 #[::autodiff::differentiable(order = 2)]

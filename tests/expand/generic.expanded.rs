@@ -127,6 +127,82 @@ impl softplus_max {
         true
     }
 }
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct softplus_max_grad {}
+impl ::autodiff::__private::GenericCopy for softplus_max_grad {
+    type Copy = softplus_max_grad;
+    #[inline(always)]
+    fn copy() -> softplus_max_grad {
+        softplus_max_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl softplus_max_grad {
+    #[inline]
+    fn call<T: Float>(x: T, y: T) -> (T, (T, T)) {
+        <softplus_max as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(x, y, <T as ::autodiff::__private::One>::one())
+    }
+    #[inline(always)]
+    fn call_on<T: Float>(self, x: T, y: T) -> (T, (T, T)) {
+        Self::call(x, y)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct softplus_max_vjp {}
+impl ::autodiff::__private::GenericCopy for softplus_max_vjp {
+    type Copy = softplus_max_vjp;
+    #[inline(always)]
+    fn copy() -> softplus_max_vjp {
+        softplus_max_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl softplus_max_vjp {
+    #[inline]
+    fn call<T: Float>(x: T, y: T, d_ret: T) -> (T, (T, T)) {
+        <softplus_max as ::autodiff::__private::GenericCopy>::copy().vjp(x, y, d_ret)
+    }
+    #[inline(always)]
+    fn call_on<T: Float>(self, x: T, y: T, d_ret: T) -> (T, (T, T)) {
+        Self::call(x, y, d_ret)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct softplus_max_jvp {}
+impl ::autodiff::__private::GenericCopy for softplus_max_jvp {
+    type Copy = softplus_max_jvp;
+    #[inline(always)]
+    fn copy() -> softplus_max_jvp {
+        softplus_max_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl softplus_max_jvp {
+    #[inline]
+    fn call<T: Float>(x: T, y: T, tangent: (T, T)) -> (T, T) {
+        <softplus_max as ::autodiff::__private::GenericCopy>::copy().jvp(x, y, tangent)
+    }
+    #[inline(always)]
+    fn call_on<T: Float>(self, x: T, y: T, tangent: (T, T)) -> (T, T) {
+        Self::call(x, y, tangent)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
 fn polar(r: f64, t: f64) -> (f64, f64) {
     (r * t.cos(), r * t.sin())
 }
@@ -195,6 +271,74 @@ impl polar {
     #[inline(always)]
     fn cotangent_linear(&self) -> bool {
         true
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct polar_vjp {}
+impl ::autodiff::__private::GenericCopy for polar_vjp {
+    type Copy = polar_vjp;
+    #[inline(always)]
+    fn copy() -> polar_vjp {
+        polar_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl polar_vjp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        r: __S,
+        t: __S,
+        d_ret: (__S, __S),
+    ) -> ((__S, __S), (__S, __S)) {
+        <polar as ::autodiff::__private::GenericCopy>::copy().vjp(r, t, d_ret)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        r: __S,
+        t: __S,
+        d_ret: (__S, __S),
+    ) -> ((__S, __S), (__S, __S)) {
+        Self::call(r, t, d_ret)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct polar_jvp {}
+impl ::autodiff::__private::GenericCopy for polar_jvp {
+    type Copy = polar_jvp;
+    #[inline(always)]
+    fn copy() -> polar_jvp {
+        polar_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl polar_jvp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        r: __S,
+        t: __S,
+        tangent: (__S, __S),
+    ) -> ((__S, __S), (__S, __S)) {
+        <polar as ::autodiff::__private::GenericCopy>::copy().jvp(r, t, tangent)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        r: __S,
+        t: __S,
+        tangent: (__S, __S),
+    ) -> ((__S, __S), (__S, __S)) {
+        Self::call(r, t, tangent)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
     }
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
@@ -434,6 +578,119 @@ impl scaled_power {
     #[inline(always)]
     fn cotangent_linear(&self) -> bool {
         true
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct scaled_power_grad {}
+impl ::autodiff::__private::GenericCopy for scaled_power_grad {
+    type Copy = scaled_power_grad;
+    #[inline(always)]
+    fn copy() -> scaled_power_grad {
+        scaled_power_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl scaled_power_grad {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(a: __S, b: __S, n: i32) -> (__S, __S) {
+        let (__value, (__slot_0, _, _)) = <scaled_power as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(a, b, n, <__S as ::autodiff::__private::One>::one());
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        a: __S,
+        b: __S,
+        n: i32,
+    ) -> (__S, __S) {
+        Self::call(a, b, n)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct scaled_power_vjp {}
+impl ::autodiff::__private::GenericCopy for scaled_power_vjp {
+    type Copy = scaled_power_vjp;
+    #[inline(always)]
+    fn copy() -> scaled_power_vjp {
+        scaled_power_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl scaled_power_vjp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        a: __S,
+        b: __S,
+        n: i32,
+        d_ret: __S,
+    ) -> (__S, __S) {
+        let (__value, (__slot_0, _, _)) = <scaled_power as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(a, b, n, d_ret);
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        a: __S,
+        b: __S,
+        n: i32,
+        d_ret: __S,
+    ) -> (__S, __S) {
+        Self::call(a, b, n, d_ret)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct scaled_power_jvp {}
+impl ::autodiff::__private::GenericCopy for scaled_power_jvp {
+    type Copy = scaled_power_jvp;
+    #[inline(always)]
+    fn copy() -> scaled_power_jvp {
+        scaled_power_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl scaled_power_jvp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        a: __S,
+        b: __S,
+        n: i32,
+        tangent: __S,
+    ) -> (__S, __S) {
+        let __tangent_0 = tangent;
+        <scaled_power as ::autodiff::__private::GenericCopy>::copy()
+            .jvp(
+                a,
+                b,
+                n,
+                (__tangent_0, <__S as ::autodiff::__private::Zero>::zero(), ()),
+            )
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        a: __S,
+        b: __S,
+        n: i32,
+        tangent: __S,
+    ) -> (__S, __S) {
+        Self::call(a, b, n, tangent)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
     }
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]

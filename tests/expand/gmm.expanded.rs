@@ -118,6 +118,105 @@ impl logsumexp {
         true
     }
 }
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub struct logsumexp_grad {}
+impl ::autodiff::__private::GenericCopy for logsumexp_grad {
+    type Copy = logsumexp_grad;
+    #[inline(always)]
+    fn copy() -> logsumexp_grad {
+        logsumexp_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl logsumexp_grad {
+    #[inline]
+    pub fn call<__S: ::autodiff::__private::Float>(
+        z: &[__S],
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        let (__value, (__slot_0,)) = <logsumexp as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(z, <__S as ::autodiff::__private::One>::one());
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    pub fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        z: &[__S],
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        Self::call(z)
+    }
+    #[inline(always)]
+    pub fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub struct logsumexp_vjp {}
+impl ::autodiff::__private::GenericCopy for logsumexp_vjp {
+    type Copy = logsumexp_vjp;
+    #[inline(always)]
+    fn copy() -> logsumexp_vjp {
+        logsumexp_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl logsumexp_vjp {
+    #[inline]
+    pub fn call<__S: ::autodiff::__private::Float>(
+        z: &[__S],
+        d_ret: __S,
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        let (__value, (__slot_0,)) = <logsumexp as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(z, d_ret);
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    pub fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        z: &[__S],
+        d_ret: __S,
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        Self::call(z, d_ret)
+    }
+    #[inline(always)]
+    pub fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub struct logsumexp_jvp {}
+impl ::autodiff::__private::GenericCopy for logsumexp_jvp {
+    type Copy = logsumexp_jvp;
+    #[inline(always)]
+    fn copy() -> logsumexp_jvp {
+        logsumexp_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl logsumexp_jvp {
+    #[inline]
+    pub fn call<__S: ::autodiff::__private::Float>(
+        z: &[__S],
+        tangent: ::std::vec::Vec<__S>,
+    ) -> (__S, __S) {
+        let __tangent_0 = tangent;
+        <logsumexp as ::autodiff::__private::GenericCopy>::copy().jvp(z, (__tangent_0,))
+    }
+    #[inline(always)]
+    pub fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        z: &[__S],
+        tangent: ::std::vec::Vec<__S>,
+    ) -> (__S, __S) {
+        Self::call(z, tangent)
+    }
+    #[inline(always)]
+    pub fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 pub fn __logsumexp_generic<__S: ::autodiff::__private::Float>(z: &[__S]) -> __S {
     use ::autodiff::__private::Float as _;
@@ -1562,6 +1661,92 @@ impl gmm_likelihood {
             value
         };
         value
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub struct gmm_likelihood_grad {}
+impl ::autodiff::__private::GenericCopy for gmm_likelihood_grad {
+    type Copy = gmm_likelihood_grad;
+    #[inline(always)]
+    fn copy() -> gmm_likelihood_grad {
+        gmm_likelihood_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl gmm_likelihood_grad {
+    #[inline]
+    pub fn call<__S: ::autodiff::__private::Float>(
+        alpha: &[__S],
+        mu: &[__S],
+        q: &[__S],
+        l: &[__S],
+        x: &[__S],
+        d: usize,
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        let (__value, (_, __slot_1, __slot_2, __slot_3, _, _)) = <gmm_likelihood as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(alpha, mu, q, l, x, d, <__S as ::autodiff::__private::One>::one());
+        (__value, (__slot_1, __slot_2, __slot_3))
+    }
+    #[inline(always)]
+    pub fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        alpha: &[__S],
+        mu: &[__S],
+        q: &[__S],
+        l: &[__S],
+        x: &[__S],
+        d: usize,
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        Self::call(alpha, mu, q, l, x, d)
+    }
+    #[inline(always)]
+    pub fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub struct gmm_likelihood_vjp {}
+impl ::autodiff::__private::GenericCopy for gmm_likelihood_vjp {
+    type Copy = gmm_likelihood_vjp;
+    #[inline(always)]
+    fn copy() -> gmm_likelihood_vjp {
+        gmm_likelihood_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl gmm_likelihood_vjp {
+    #[inline]
+    pub fn call<__S: ::autodiff::__private::Float>(
+        alpha: &[__S],
+        mu: &[__S],
+        q: &[__S],
+        l: &[__S],
+        x: &[__S],
+        d: usize,
+        d_ret: __S,
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        let (__value, (_, __slot_1, __slot_2, __slot_3, _, _)) = <gmm_likelihood as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(alpha, mu, q, l, x, d, d_ret);
+        (__value, (__slot_1, __slot_2, __slot_3))
+    }
+    #[inline(always)]
+    pub fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        alpha: &[__S],
+        mu: &[__S],
+        q: &[__S],
+        l: &[__S],
+        x: &[__S],
+        d: usize,
+        d_ret: __S,
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        Self::call(alpha, mu, q, l, x, d, d_ret)
+    }
+    #[inline(always)]
+    pub fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
     }
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]

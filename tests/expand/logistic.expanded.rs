@@ -76,6 +76,94 @@ impl sigmoid {
         true
     }
 }
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct sigmoid_grad {}
+impl ::autodiff::__private::GenericCopy for sigmoid_grad {
+    type Copy = sigmoid_grad;
+    #[inline(always)]
+    fn copy() -> sigmoid_grad {
+        sigmoid_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl sigmoid_grad {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(z: __S) -> (__S, __S) {
+        let (__value, (__slot_0,)) = <sigmoid as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(z, <__S as ::autodiff::__private::One>::one());
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(self, z: __S) -> (__S, __S) {
+        Self::call(z)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct sigmoid_vjp {}
+impl ::autodiff::__private::GenericCopy for sigmoid_vjp {
+    type Copy = sigmoid_vjp;
+    #[inline(always)]
+    fn copy() -> sigmoid_vjp {
+        sigmoid_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl sigmoid_vjp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(z: __S, d_ret: __S) -> (__S, __S) {
+        let (__value, (__slot_0,)) = <sigmoid as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(z, d_ret);
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        z: __S,
+        d_ret: __S,
+    ) -> (__S, __S) {
+        Self::call(z, d_ret)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct sigmoid_jvp {}
+impl ::autodiff::__private::GenericCopy for sigmoid_jvp {
+    type Copy = sigmoid_jvp;
+    #[inline(always)]
+    fn copy() -> sigmoid_jvp {
+        sigmoid_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl sigmoid_jvp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(z: __S, tangent: __S) -> (__S, __S) {
+        let __tangent_0 = tangent;
+        <sigmoid as ::autodiff::__private::GenericCopy>::copy().jvp(z, (__tangent_0,))
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        z: __S,
+        tangent: __S,
+    ) -> (__S, __S) {
+        Self::call(z, tangent)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __sigmoid_generic<__S: ::autodiff::__private::Float>(z: __S) -> __S {
     use ::autodiff::__private::Float as _;
@@ -457,6 +545,76 @@ impl predict {
             value
         };
         value
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct predict_grad {}
+impl ::autodiff::__private::GenericCopy for predict_grad {
+    type Copy = predict_grad;
+    #[inline(always)]
+    fn copy() -> predict_grad {
+        predict_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl predict_grad {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        w: &[__S],
+        x: &[__S],
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        let (__value, (__slot_0, _)) = <predict as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(w, x, <__S as ::autodiff::__private::One>::one());
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        w: &[__S],
+        x: &[__S],
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        Self::call(w, x)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct predict_vjp {}
+impl ::autodiff::__private::GenericCopy for predict_vjp {
+    type Copy = predict_vjp;
+    #[inline(always)]
+    fn copy() -> predict_vjp {
+        predict_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl predict_vjp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        w: &[__S],
+        x: &[__S],
+        d_ret: __S,
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        let (__value, (__slot_0, _)) = <predict as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(w, x, d_ret);
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        w: &[__S],
+        x: &[__S],
+        d_ret: __S,
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        Self::call(w, x, d_ret)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
     }
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
@@ -1093,6 +1251,80 @@ impl logistic {
             value
         };
         value
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct logistic_grad {}
+impl ::autodiff::__private::GenericCopy for logistic_grad {
+    type Copy = logistic_grad;
+    #[inline(always)]
+    fn copy() -> logistic_grad {
+        logistic_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl logistic_grad {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        w: &[__S],
+        xs: &[Vec<__S>],
+        ys: &[__S],
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        let (__value, (__slot_0, _, _)) = <logistic as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(w, xs, ys, <__S as ::autodiff::__private::One>::one());
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        w: &[__S],
+        xs: &[Vec<__S>],
+        ys: &[__S],
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        Self::call(w, xs, ys)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct logistic_vjp {}
+impl ::autodiff::__private::GenericCopy for logistic_vjp {
+    type Copy = logistic_vjp;
+    #[inline(always)]
+    fn copy() -> logistic_vjp {
+        logistic_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl logistic_vjp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        w: &[__S],
+        xs: &[Vec<__S>],
+        ys: &[__S],
+        d_ret: __S,
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        let (__value, (__slot_0, _, _)) = <logistic as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(w, xs, ys, d_ret);
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        w: &[__S],
+        xs: &[Vec<__S>],
+        ys: &[__S],
+        d_ret: __S,
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        Self::call(w, xs, ys, d_ret)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
     }
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]

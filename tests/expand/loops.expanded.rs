@@ -219,6 +219,107 @@ fn __dot_vjp_into_without_y(x: &[f64], y: &[f64], d_ret: f64, grad: &mut [f64]) 
     }
     s
 }
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct dot_grad {}
+impl ::autodiff::__private::GenericCopy for dot_grad {
+    type Copy = dot_grad;
+    #[inline(always)]
+    fn copy() -> dot_grad {
+        dot_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl dot_grad {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        x: &[__S],
+        y: &[__S],
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        <dot as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(x, y, <__S as ::autodiff::__private::One>::one())
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        y: &[__S],
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        Self::call(x, y)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct dot_vjp {}
+impl ::autodiff::__private::GenericCopy for dot_vjp {
+    type Copy = dot_vjp;
+    #[inline(always)]
+    fn copy() -> dot_vjp {
+        dot_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl dot_vjp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        x: &[__S],
+        y: &[__S],
+        d_ret: __S,
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        <dot as ::autodiff::__private::GenericCopy>::copy().vjp(x, y, d_ret)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        y: &[__S],
+        d_ret: __S,
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        Self::call(x, y, d_ret)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct dot_jvp {}
+impl ::autodiff::__private::GenericCopy for dot_jvp {
+    type Copy = dot_jvp;
+    #[inline(always)]
+    fn copy() -> dot_jvp {
+        dot_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl dot_jvp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        x: &[__S],
+        y: &[__S],
+        tangent: (::std::vec::Vec<__S>, ::std::vec::Vec<__S>),
+    ) -> (__S, __S) {
+        <dot as ::autodiff::__private::GenericCopy>::copy().jvp(x, y, tangent)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        y: &[__S],
+        tangent: (::std::vec::Vec<__S>, ::std::vec::Vec<__S>),
+    ) -> (__S, __S) {
+        Self::call(x, y, tangent)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __dot_generic<__S: ::autodiff::__private::Float>(x: &[__S], y: &[__S]) -> __S {
     use ::autodiff::__private::Float as _;
@@ -620,6 +721,86 @@ impl rosenbrock {
         value
     }
 }
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct rosenbrock_grad {}
+impl ::autodiff::__private::GenericCopy for rosenbrock_grad {
+    type Copy = rosenbrock_grad;
+    #[inline(always)]
+    fn copy() -> rosenbrock_grad {
+        rosenbrock_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl rosenbrock_grad {
+    #[inline]
+    fn call<T: Float>(x: &[T]) -> (T, ::std::vec::Vec<T>) {
+        let (__value, (__slot_0,)) = <rosenbrock as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(x, <T as ::autodiff::__private::One>::one());
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<T: Float>(self, x: &[T]) -> (T, ::std::vec::Vec<T>) {
+        Self::call(x)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct rosenbrock_vjp {}
+impl ::autodiff::__private::GenericCopy for rosenbrock_vjp {
+    type Copy = rosenbrock_vjp;
+    #[inline(always)]
+    fn copy() -> rosenbrock_vjp {
+        rosenbrock_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl rosenbrock_vjp {
+    #[inline]
+    fn call<T: Float>(x: &[T], d_ret: T) -> (T, ::std::vec::Vec<T>) {
+        let (__value, (__slot_0,)) = <rosenbrock as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(x, d_ret);
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<T: Float>(self, x: &[T], d_ret: T) -> (T, ::std::vec::Vec<T>) {
+        Self::call(x, d_ret)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct rosenbrock_jvp {}
+impl ::autodiff::__private::GenericCopy for rosenbrock_jvp {
+    type Copy = rosenbrock_jvp;
+    #[inline(always)]
+    fn copy() -> rosenbrock_jvp {
+        rosenbrock_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl rosenbrock_jvp {
+    #[inline]
+    fn call<T: Float>(x: &[T], tangent: ::std::vec::Vec<T>) -> (T, T) {
+        let __tangent_0 = tangent;
+        <rosenbrock as ::autodiff::__private::GenericCopy>::copy().jvp(x, (__tangent_0,))
+    }
+    #[inline(always)]
+    fn call_on<T: Float>(self, x: &[T], tangent: ::std::vec::Vec<T>) -> (T, T) {
+        Self::call(x, tangent)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
 fn product(x: &[f64]) -> f64 {
     let mut p = 1.0;
     for &v in x {
@@ -733,6 +914,105 @@ impl product {
     #[inline(always)]
     fn cotangent_linear(&self) -> bool {
         true
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct product_grad {}
+impl ::autodiff::__private::GenericCopy for product_grad {
+    type Copy = product_grad;
+    #[inline(always)]
+    fn copy() -> product_grad {
+        product_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl product_grad {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        x: &[__S],
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        let (__value, (__slot_0,)) = <product as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(x, <__S as ::autodiff::__private::One>::one());
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        Self::call(x)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct product_vjp {}
+impl ::autodiff::__private::GenericCopy for product_vjp {
+    type Copy = product_vjp;
+    #[inline(always)]
+    fn copy() -> product_vjp {
+        product_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl product_vjp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        x: &[__S],
+        d_ret: __S,
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        let (__value, (__slot_0,)) = <product as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(x, d_ret);
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        d_ret: __S,
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        Self::call(x, d_ret)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct product_jvp {}
+impl ::autodiff::__private::GenericCopy for product_jvp {
+    type Copy = product_jvp;
+    #[inline(always)]
+    fn copy() -> product_jvp {
+        product_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl product_jvp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        x: &[__S],
+        tangent: ::std::vec::Vec<__S>,
+    ) -> (__S, __S) {
+        let __tangent_0 = tangent;
+        <product as ::autodiff::__private::GenericCopy>::copy().jvp(x, (__tangent_0,))
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        tangent: ::std::vec::Vec<__S>,
+    ) -> (__S, __S) {
+        Self::call(x, tangent)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
     }
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
@@ -1044,6 +1324,73 @@ impl squares {
     #[inline(always)]
     fn cotangent_linear(&self) -> bool {
         true
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct squares_vjp {}
+impl ::autodiff::__private::GenericCopy for squares_vjp {
+    type Copy = squares_vjp;
+    #[inline(always)]
+    fn copy() -> squares_vjp {
+        squares_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl squares_vjp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        x: &[__S],
+        d_ret: Vec<__S>,
+    ) -> (Vec<__S>, ::std::vec::Vec<__S>) {
+        let (__value, (__slot_0,)) = <squares as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(x, d_ret);
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        d_ret: Vec<__S>,
+    ) -> (Vec<__S>, ::std::vec::Vec<__S>) {
+        Self::call(x, d_ret)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct squares_jvp {}
+impl ::autodiff::__private::GenericCopy for squares_jvp {
+    type Copy = squares_jvp;
+    #[inline(always)]
+    fn copy() -> squares_jvp {
+        squares_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl squares_jvp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        x: &[__S],
+        tangent: ::std::vec::Vec<__S>,
+    ) -> (Vec<__S>, Vec<__S>) {
+        let __tangent_0 = tangent;
+        <squares as ::autodiff::__private::GenericCopy>::copy().jvp(x, (__tangent_0,))
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        tangent: ::std::vec::Vec<__S>,
+    ) -> (Vec<__S>, Vec<__S>) {
+        Self::call(x, tangent)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
     }
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]

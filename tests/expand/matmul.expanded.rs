@@ -412,6 +412,90 @@ fn __matmul_vjp_into_without_b(
     }
     c
 }
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct matmul_vjp {}
+impl ::autodiff::__private::GenericCopy for matmul_vjp {
+    type Copy = matmul_vjp;
+    #[inline(always)]
+    fn copy() -> matmul_vjp {
+        matmul_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl matmul_vjp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        a: &[__S],
+        b: &[__S],
+        m: usize,
+        k: usize,
+        n: usize,
+        d_ret: Vec<__S>,
+    ) -> (Vec<__S>, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        let (__value, (__slot_0, __slot_1, _, _, _)) = <matmul as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(a, b, m, k, n, d_ret);
+        (__value, (__slot_0, __slot_1))
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        a: &[__S],
+        b: &[__S],
+        m: usize,
+        k: usize,
+        n: usize,
+        d_ret: Vec<__S>,
+    ) -> (Vec<__S>, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        Self::call(a, b, m, k, n, d_ret)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct matmul_jvp {}
+impl ::autodiff::__private::GenericCopy for matmul_jvp {
+    type Copy = matmul_jvp;
+    #[inline(always)]
+    fn copy() -> matmul_jvp {
+        matmul_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl matmul_jvp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        a: &[__S],
+        b: &[__S],
+        m: usize,
+        k: usize,
+        n: usize,
+        tangent: (::std::vec::Vec<__S>, ::std::vec::Vec<__S>),
+    ) -> (Vec<__S>, Vec<__S>) {
+        let (__tangent_0, __tangent_1) = tangent;
+        <matmul as ::autodiff::__private::GenericCopy>::copy()
+            .jvp(a, b, m, k, n, (__tangent_0, __tangent_1, (), (), ()))
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        a: &[__S],
+        b: &[__S],
+        m: usize,
+        k: usize,
+        n: usize,
+        tangent: (::std::vec::Vec<__S>, ::std::vec::Vec<__S>),
+    ) -> (Vec<__S>, Vec<__S>) {
+        Self::call(a, b, m, k, n, tangent)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __matmul_generic<__S: ::autodiff::__private::Float>(
     a: &[__S],
@@ -832,6 +916,109 @@ impl logistic {
     #[inline(always)]
     fn cotangent_linear(&self) -> bool {
         true
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct logistic_grad {}
+impl ::autodiff::__private::GenericCopy for logistic_grad {
+    type Copy = logistic_grad;
+    #[inline(always)]
+    fn copy() -> logistic_grad {
+        logistic_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl logistic_grad {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: __S, levels: usize) -> (__S, __S) {
+        let (__value, (__slot_0, _)) = <logistic as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(x, levels, <__S as ::autodiff::__private::One>::one());
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        levels: usize,
+    ) -> (__S, __S) {
+        Self::call(x, levels)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct logistic_vjp {}
+impl ::autodiff::__private::GenericCopy for logistic_vjp {
+    type Copy = logistic_vjp;
+    #[inline(always)]
+    fn copy() -> logistic_vjp {
+        logistic_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl logistic_vjp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        x: __S,
+        levels: usize,
+        d_ret: __S,
+    ) -> (__S, __S) {
+        let (__value, (__slot_0, _)) = <logistic as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(x, levels, d_ret);
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        levels: usize,
+        d_ret: __S,
+    ) -> (__S, __S) {
+        Self::call(x, levels, d_ret)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct logistic_jvp {}
+impl ::autodiff::__private::GenericCopy for logistic_jvp {
+    type Copy = logistic_jvp;
+    #[inline(always)]
+    fn copy() -> logistic_jvp {
+        logistic_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl logistic_jvp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        x: __S,
+        levels: usize,
+        tangent: __S,
+    ) -> (__S, __S) {
+        let __tangent_0 = tangent;
+        <logistic as ::autodiff::__private::GenericCopy>::copy()
+            .jvp(x, levels, (__tangent_0, ()))
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        levels: usize,
+        tangent: __S,
+    ) -> (__S, __S) {
+        Self::call(x, levels, tangent)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
     }
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]

@@ -1069,6 +1069,124 @@ fn __euler_vjp_into_without_p(
     *__grad_h = __d_h;
     __v8
 }
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct euler_grad {}
+impl ::autodiff::__private::GenericCopy for euler_grad {
+    type Copy = euler_grad;
+    #[inline(always)]
+    fn copy() -> euler_grad {
+        euler_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl euler_grad {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        y0: &[__S],
+        p: &[__S],
+        h: __S,
+        steps: usize,
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, __S)) {
+        let (__value, (__slot_0, __slot_1, __slot_2, _)) = <euler as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(y0, p, h, steps, <__S as ::autodiff::__private::One>::one());
+        (__value, (__slot_0, __slot_1, __slot_2))
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        y0: &[__S],
+        p: &[__S],
+        h: __S,
+        steps: usize,
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, __S)) {
+        Self::call(y0, p, h, steps)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct euler_vjp {}
+impl ::autodiff::__private::GenericCopy for euler_vjp {
+    type Copy = euler_vjp;
+    #[inline(always)]
+    fn copy() -> euler_vjp {
+        euler_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl euler_vjp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        y0: &[__S],
+        p: &[__S],
+        h: __S,
+        steps: usize,
+        d_ret: __S,
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, __S)) {
+        let (__value, (__slot_0, __slot_1, __slot_2, _)) = <euler as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(y0, p, h, steps, d_ret);
+        (__value, (__slot_0, __slot_1, __slot_2))
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        y0: &[__S],
+        p: &[__S],
+        h: __S,
+        steps: usize,
+        d_ret: __S,
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, __S)) {
+        Self::call(y0, p, h, steps, d_ret)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct euler_jvp {}
+impl ::autodiff::__private::GenericCopy for euler_jvp {
+    type Copy = euler_jvp;
+    #[inline(always)]
+    fn copy() -> euler_jvp {
+        euler_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl euler_jvp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        y0: &[__S],
+        p: &[__S],
+        h: __S,
+        steps: usize,
+        tangent: (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, __S),
+    ) -> (__S, __S) {
+        let (__tangent_0, __tangent_1, __tangent_2) = tangent;
+        <euler as ::autodiff::__private::GenericCopy>::copy()
+            .jvp(y0, p, h, steps, (__tangent_0, __tangent_1, __tangent_2, ()))
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        y0: &[__S],
+        p: &[__S],
+        h: __S,
+        steps: usize,
+        tangent: (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, __S),
+    ) -> (__S, __S) {
+        Self::call(y0, p, h, steps, tangent)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __euler_generic<__S: ::autodiff::__private::Float>(
     y0: &[__S],

@@ -111,6 +111,105 @@ impl logsumexp {
         true
     }
 }
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct logsumexp_grad {}
+impl ::autodiff::__private::GenericCopy for logsumexp_grad {
+    type Copy = logsumexp_grad;
+    #[inline(always)]
+    fn copy() -> logsumexp_grad {
+        logsumexp_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl logsumexp_grad {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        x: &[__S],
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        let (__value, (__slot_0,)) = <logsumexp as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(x, <__S as ::autodiff::__private::One>::one());
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        Self::call(x)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct logsumexp_vjp {}
+impl ::autodiff::__private::GenericCopy for logsumexp_vjp {
+    type Copy = logsumexp_vjp;
+    #[inline(always)]
+    fn copy() -> logsumexp_vjp {
+        logsumexp_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl logsumexp_vjp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        x: &[__S],
+        d_ret: __S,
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        let (__value, (__slot_0,)) = <logsumexp as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(x, d_ret);
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        d_ret: __S,
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        Self::call(x, d_ret)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct logsumexp_jvp {}
+impl ::autodiff::__private::GenericCopy for logsumexp_jvp {
+    type Copy = logsumexp_jvp;
+    #[inline(always)]
+    fn copy() -> logsumexp_jvp {
+        logsumexp_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl logsumexp_jvp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        x: &[__S],
+        tangent: ::std::vec::Vec<__S>,
+    ) -> (__S, __S) {
+        let __tangent_0 = tangent;
+        <logsumexp as ::autodiff::__private::GenericCopy>::copy().jvp(x, (__tangent_0,))
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        tangent: ::std::vec::Vec<__S>,
+    ) -> (__S, __S) {
+        Self::call(x, tangent)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __logsumexp_generic<__S: ::autodiff::__private::Float>(x: &[__S]) -> __S {
     use ::autodiff::__private::Float as _;

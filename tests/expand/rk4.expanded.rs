@@ -219,6 +219,80 @@ pub fn __lotka_volterra_vjp_into_without_p(
     *__grad_v = __d_v_2;
     __v12
 }
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub struct lotka_volterra_vjp {}
+impl ::autodiff::__private::GenericCopy for lotka_volterra_vjp {
+    type Copy = lotka_volterra_vjp;
+    #[inline(always)]
+    fn copy() -> lotka_volterra_vjp {
+        lotka_volterra_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl lotka_volterra_vjp {
+    #[inline]
+    pub fn call<__S: ::autodiff::__private::Float>(
+        p: &[__S],
+        u: __S,
+        v: __S,
+        d_ret: (__S, __S),
+    ) -> ((__S, __S), (::std::vec::Vec<__S>, __S, __S)) {
+        <lotka_volterra as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(p, u, v, d_ret)
+    }
+    #[inline(always)]
+    pub fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        p: &[__S],
+        u: __S,
+        v: __S,
+        d_ret: (__S, __S),
+    ) -> ((__S, __S), (::std::vec::Vec<__S>, __S, __S)) {
+        Self::call(p, u, v, d_ret)
+    }
+    #[inline(always)]
+    pub fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub struct lotka_volterra_jvp {}
+impl ::autodiff::__private::GenericCopy for lotka_volterra_jvp {
+    type Copy = lotka_volterra_jvp;
+    #[inline(always)]
+    fn copy() -> lotka_volterra_jvp {
+        lotka_volterra_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl lotka_volterra_jvp {
+    #[inline]
+    pub fn call<__S: ::autodiff::__private::Float>(
+        p: &[__S],
+        u: __S,
+        v: __S,
+        tangent: (::std::vec::Vec<__S>, __S, __S),
+    ) -> ((__S, __S), (__S, __S)) {
+        <lotka_volterra as ::autodiff::__private::GenericCopy>::copy()
+            .jvp(p, u, v, tangent)
+    }
+    #[inline(always)]
+    pub fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        p: &[__S],
+        u: __S,
+        v: __S,
+        tangent: (::std::vec::Vec<__S>, __S, __S),
+    ) -> ((__S, __S), (__S, __S)) {
+        Self::call(p, u, v, tangent)
+    }
+    #[inline(always)]
+    pub fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 pub fn __lotka_volterra_generic<__S: ::autodiff::__private::Float>(
     p: &[__S],
@@ -935,6 +1009,112 @@ impl rk4 {
         );
         let value = __rk4_vjp_into(p, steps, d_ret, __buffer_0);
         value
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub struct rk4_grad {}
+impl ::autodiff::__private::GenericCopy for rk4_grad {
+    type Copy = rk4_grad;
+    #[inline(always)]
+    fn copy() -> rk4_grad {
+        rk4_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl rk4_grad {
+    #[inline]
+    pub fn call<__S: ::autodiff::__private::Float>(
+        p: &[__S],
+        steps: usize,
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        let (__value, (__slot_0, _)) = <rk4 as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(p, steps, <__S as ::autodiff::__private::One>::one());
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    pub fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        p: &[__S],
+        steps: usize,
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        Self::call(p, steps)
+    }
+    #[inline(always)]
+    pub fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub struct rk4_vjp {}
+impl ::autodiff::__private::GenericCopy for rk4_vjp {
+    type Copy = rk4_vjp;
+    #[inline(always)]
+    fn copy() -> rk4_vjp {
+        rk4_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl rk4_vjp {
+    #[inline]
+    pub fn call<__S: ::autodiff::__private::Float>(
+        p: &[__S],
+        steps: usize,
+        d_ret: __S,
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        let (__value, (__slot_0, _)) = <rk4 as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(p, steps, d_ret);
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    pub fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        p: &[__S],
+        steps: usize,
+        d_ret: __S,
+    ) -> (__S, ::std::vec::Vec<__S>) {
+        Self::call(p, steps, d_ret)
+    }
+    #[inline(always)]
+    pub fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub struct rk4_jvp {}
+impl ::autodiff::__private::GenericCopy for rk4_jvp {
+    type Copy = rk4_jvp;
+    #[inline(always)]
+    fn copy() -> rk4_jvp {
+        rk4_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl rk4_jvp {
+    #[inline]
+    pub fn call<__S: ::autodiff::__private::Float>(
+        p: &[__S],
+        steps: usize,
+        tangent: ::std::vec::Vec<__S>,
+    ) -> (__S, __S) {
+        let __tangent_0 = tangent;
+        <rk4 as ::autodiff::__private::GenericCopy>::copy()
+            .jvp(p, steps, (__tangent_0, ()))
+    }
+    #[inline(always)]
+    pub fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        p: &[__S],
+        steps: usize,
+        tangent: ::std::vec::Vec<__S>,
+    ) -> (__S, __S) {
+        Self::call(p, steps, tangent)
+    }
+    #[inline(always)]
+    pub fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
     }
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]

@@ -311,6 +311,107 @@ fn __placed_vjp_into_without_y(
     }
     s
 }
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct placed_grad {}
+impl ::autodiff::__private::GenericCopy for placed_grad {
+    type Copy = placed_grad;
+    #[inline(always)]
+    fn copy() -> placed_grad {
+        placed_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl placed_grad {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        x: &[__S],
+        y: &[__S],
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        <placed as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(x, y, <__S as ::autodiff::__private::One>::one())
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        y: &[__S],
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        Self::call(x, y)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct placed_vjp {}
+impl ::autodiff::__private::GenericCopy for placed_vjp {
+    type Copy = placed_vjp;
+    #[inline(always)]
+    fn copy() -> placed_vjp {
+        placed_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl placed_vjp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        x: &[__S],
+        y: &[__S],
+        d_ret: __S,
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        <placed as ::autodiff::__private::GenericCopy>::copy().vjp(x, y, d_ret)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        y: &[__S],
+        d_ret: __S,
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        Self::call(x, y, d_ret)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct placed_jvp {}
+impl ::autodiff::__private::GenericCopy for placed_jvp {
+    type Copy = placed_jvp;
+    #[inline(always)]
+    fn copy() -> placed_jvp {
+        placed_jvp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl placed_jvp {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        x: &[__S],
+        y: &[__S],
+        tangent: (::std::vec::Vec<__S>, ::std::vec::Vec<__S>),
+    ) -> (__S, __S) {
+        <placed as ::autodiff::__private::GenericCopy>::copy().jvp(x, y, tangent)
+    }
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        y: &[__S],
+        tangent: (::std::vec::Vec<__S>, ::std::vec::Vec<__S>),
+    ) -> (__S, __S) {
+        Self::call(x, y, tangent)
+    }
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __placed_generic<__S: ::autodiff::__private::Float>(x: &[__S], y: &[__S]) -> __S {
     use ::autodiff::__private::Float as _;

@@ -808,3 +808,85 @@ impl softmax_loss {
         true
     }
 }
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub struct softmax_loss_grad {}
+impl ::autodiff::__private::GenericCopy for softmax_loss_grad {
+    type Copy = softmax_loss_grad;
+    #[inline(always)]
+    fn copy() -> softmax_loss_grad {
+        softmax_loss_grad {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl softmax_loss_grad {
+    #[inline]
+    pub fn call<T: Float>(
+        w: &[T],
+        data: &[T],
+        labels: &[usize],
+        d: usize,
+        k: usize,
+    ) -> (T, ::std::vec::Vec<T>) {
+        let (__value, (__slot_0, _, _, _, _)) = <softmax_loss as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(w, data, labels, d, k, <T as ::autodiff::__private::One>::one());
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    pub fn call_on<T: Float>(
+        self,
+        w: &[T],
+        data: &[T],
+        labels: &[usize],
+        d: usize,
+        k: usize,
+    ) -> (T, ::std::vec::Vec<T>) {
+        Self::call(w, data, labels, d, k)
+    }
+    #[inline(always)]
+    pub fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub struct softmax_loss_vjp {}
+impl ::autodiff::__private::GenericCopy for softmax_loss_vjp {
+    type Copy = softmax_loss_vjp;
+    #[inline(always)]
+    fn copy() -> softmax_loss_vjp {
+        softmax_loss_vjp {}
+    }
+}
+#[allow(dead_code, unused, clippy::all, clippy::pedantic, clippy::nursery)]
+impl softmax_loss_vjp {
+    #[inline]
+    pub fn call<T: Float>(
+        w: &[T],
+        data: &[T],
+        labels: &[usize],
+        d: usize,
+        k: usize,
+        d_ret: T,
+    ) -> (T, ::std::vec::Vec<T>) {
+        let (__value, (__slot_0, _, _, _, _)) = <softmax_loss as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(w, data, labels, d, k, d_ret);
+        (__value, __slot_0)
+    }
+    #[inline(always)]
+    pub fn call_on<T: Float>(
+        self,
+        w: &[T],
+        data: &[T],
+        labels: &[usize],
+        d: usize,
+        k: usize,
+        d_ret: T,
+    ) -> (T, ::std::vec::Vec<T>) {
+        Self::call(w, data, labels, d, k, d_ret)
+    }
+    #[inline(always)]
+    pub fn __autodiff_lookup(&self) -> ::autodiff::__private::NoDerivative {
+        ::autodiff::__private::NoDerivative
+    }
+}
