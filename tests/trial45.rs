@@ -1905,3 +1905,366 @@ mod competition {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (12) Value iteration on a small Markov decision process: a Bellman backup helper (the best action's
+// `max`, each action's expectation over a row of the transition matrix), Gauss-Seidel sweeps updating a
+// local `Vec` in place inside a `while` with a tolerance `break`; the start state's value in
+// `wrt(r, gamma)` at `order = 2`. At convergence `∂V₀/∂r[s][a]` is `[(I - γ P_π)⁻¹]₀ₛ` for the greedy
+// action `a = π(s)` and 0 otherwise, and `V` is piecewise linear in `r` (no `r`-`r` curvature).
+
+mod mdp {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn backup(v: &[f64], r: &[f64], p: &[Vec<f64>], gamma: f64, s: usize, actions: usize) -> f64 {
+        let mut best = f64::NEG_INFINITY;
+        for a in 0..actions {
+            let i = s * actions + a;
+            let q = r[i] + gamma * p[i].iter().zip(v.iter()).map(|(pi, vi)| pi * vi).sum::<f64>();
+            best = best.max(q);
+        }
+        best
+    }
+
+    #[differentiable(wrt(r, gamma), order = 2)]
+    pub fn value(r: &[f64], p: &[Vec<f64>], gamma: f64, actions: usize, tol: f64) -> f64 {
+        let n = r.len() / actions;
+        let mut v = vec![0.0; n];
+        let mut sweeps = 0;
+        while sweeps < 5000 {
+            let mut change: f64 = 0.0;
+            for s in 0..n {
+                let nv = backup(&v, r, p, gamma, s, actions);
+                change = change.max((nv - v[s]).abs());
+                v[s] = nv;
+            }
+            sweeps += 1;
+            if change < tol {
+                break;
+            }
+        }
+        v[0]
+    }
+
+    /// The mean reward per state by `chunks_exact` over the actions' rows, for a baseline.
+    #[differentiable]
+    pub fn mean_reward(r: &[f64], actions: usize) -> f64 {
+        let mut best = 0.0;
+        for row in r.chunks_exact(actions) {
+            best += row.iter().sum::<f64>() / actions as f64;
+        }
+        best / (r.len() / actions) as f64
+    }
+
+    const S: usize = 4;
+    const A: usize = 2;
+
+    fn transitions(p: &[f64]) -> Vec<Vec<f64>> {
+        (0..S * A)
+            .map(|i| {
+                let w: Vec<f64> = (0..S)
+                    .map(|j| 0.2 + (1.3 * i as f64 + 0.7 * j as f64 + p[(i + j) % p.len()]).sin().abs())
+                    .collect();
+                let z: f64 = w.iter().sum();
+                w.iter().map(|x| x / z).collect()
+            })
+            .collect()
+    }
+
+    fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Vec<f64> {
+        let n = b.len();
+        for c in 0..n {
+            let piv = (c..n).max_by(|&i, &j| a[i][c].abs().partial_cmp(&a[j][c].abs()).unwrap()).unwrap();
+            a.swap(c, piv);
+            b.swap(c, piv);
+            for r in (c + 1)..n {
+                let f = a[r][c] / a[c][c];
+                for k in c..n {
+                    a[r][k] -= f * a[c][k];
+                }
+                b[r] -= f * b[c];
+            }
+        }
+        let mut x = vec![0.0; n];
+        for r in (0..n).rev() {
+            let s: f64 = ((r + 1)..n).map(|k| a[r][k] * x[k]).sum();
+            x[r] = (b[r] - s) / a[r][r];
+        }
+        x
+    }
+
+    #[test]
+    fn value_gradient_is_the_discounted_occupancy() {
+        let tol = 1e-14;
+        for p in points(4611, S * A + 1, 10, -1.0, 1.0) {
+            let r = p[..S * A].to_vec();
+            let pm = transitions(&p);
+            let gamma = 0.6 + 0.2 * p[S * A];
+            let (v0, (gr, gg)) = value_grad(&r, &pm, gamma, A, tol);
+            assert_eq!(v0, value(&r, &pm, gamma, A, tol));
+            // The converged values and the greedy policy, independently.
+            let mut v = vec![0.0; S];
+            for _ in 0..3000 {
+                v = (0..S)
+                    .map(|s| {
+                        (0..A)
+                            .map(|a| r[s * A + a] + gamma * dot(&pm[s * A + a], &v))
+                            .fold(f64::NEG_INFINITY, f64::max)
+                    })
+                    .collect();
+            }
+            assert_close(v0, v[0], 1e-12, "V0");
+            let pi: Vec<usize> = (0..S)
+                .map(|s| {
+                    (0..A)
+                        .max_by(|&a, &b| {
+                            let qa = r[s * A + a] + gamma * dot(&pm[s * A + a], &v);
+                            let qb = r[s * A + b] + gamma * dot(&pm[s * A + b], &v);
+                            qa.partial_cmp(&qb).unwrap()
+                        })
+                        .unwrap()
+                })
+                .collect();
+            // Row 0 of (I - γ P_π)⁻¹: solve (I - γ P_π)ᵀ y = e₀.
+            let mut mt = vec![vec![0.0; S]; S];
+            for s in 0..S {
+                for t in 0..S {
+                    mt[t][s] = if s == t { 1.0 } else { 0.0 } - gamma * pm[s * A + pi[s]][t];
+                }
+            }
+            let mut e0 = vec![0.0; S];
+            e0[0] = 1.0;
+            let occ = solve(mt, e0);
+            for s in 0..S {
+                for a in 0..A {
+                    let expected = if a == pi[s] { occ[s] } else { 0.0 };
+                    assert_close(gr[s * A + a], expected, 1e-10, "dV0/dr");
+                }
+            }
+            // dV0/dγ = occ · (P_π V).
+            let pv: Vec<f64> = (0..S).map(|s| dot(&pm[s * A + pi[s]], &v)).collect();
+            assert_close(gg, dot(&occ, &pv), 1e-9, "dV0/dgamma");
+            let (_, _, h) = value_hessian(&r, &pm, gamma, A, tol);
+            for i in 0..S * A {
+                for j in 0..S * A {
+                    assert!(h[i][j].abs() < 1e-9, "piecewise linear in r: H[{i}][{j}] = {}", h[i][j]);
+                }
+            }
+            let m = mean_reward(&r, A);
+            let (mv, gm) = mean_reward_grad(&r, A);
+            assert_eq!(mv, m);
+            assert_all_close(&gm, &vec![1.0 / (S * A) as f64; S * A], 1e-15, "mean reward");
+        }
+    }
+
+    #[test]
+    fn value_audit() {
+        let tol = 1e-14;
+        let base = points(4612, S * A + 1, 1, -1.0, 1.0).remove(0);
+        let pm = transitions(&base);
+        let pts: Vec<Vec<f64>> = points(4613, S * A + 1, 10, -1.0, 1.0)
+            .into_iter()
+            .map(|mut p| {
+                p[S * A] = 0.6 + 0.2 * p[S * A];
+                p
+            })
+            .collect();
+        let fl = |g: (Vec<f64>, f64)| {
+            let mut f = g.0;
+            f.push(g.1);
+            f
+        };
+        let n = S * A;
+        audit(
+            &Items {
+                what: "mdp::value",
+                primal: &|x| value(&x[..n], &pm, x[n], A, tol),
+                grad: &|x| {
+                    let (v, g) = value_grad(&x[..n], &pm, x[n], A, tol);
+                    (v, fl(g))
+                },
+                vjp: &|x, d| {
+                    let (v, g) = value_vjp(&x[..n], &pm, x[n], A, tol, d);
+                    (v, fl(g))
+                },
+                jvp: &|x, t| value_jvp(&x[..n], &pm, x[n], A, tol, (t[..n].to_vec(), t[n])),
+                grad_into: &|x| {
+                    let mut b = (vec![f64::NAN; n], f64::NAN);
+                    let v = value_grad_into(&x[..n], &pm, x[n], A, tol, (&mut b.0, &mut b.1));
+                    same_bits(&fl(b.clone()), &fl(value_grad(&x[..n], &pm, x[n], A, tol).1), "mdp");
+                    (v, fl(b))
+                },
+                hvp: Some(&|x, w| {
+                    let (v, g, hv) = value_hvp(&x[..n], &pm, x[n], A, tol, (w[..n].to_vec(), w[n]));
+                    (v, fl(g), fl(hv))
+                }),
+                hessian: Some(&|x| {
+                    let (v, g, h) = value_hessian(&x[..n], &pm, x[n], A, tol);
+                    (v, fl(g), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (13) A QR factorisation by modified Gram-Schmidt into two output slices (`q` copied from `a` and
+// orthogonalised in place column by column, `r` zeroed and filled above the diagonal), a helper
+// returning a column's norm and its inverse as a tuple, and `ln |det A| = Σ ln r_jj` at `order = 2`,
+// against `A⁻ᵀ` by hand. `_vjp` with cotangents on both outputs against `_jvp`.
+
+mod gram_schmidt {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn column_norm(q: &[f64], n: usize, j: usize) -> (f64, f64) {
+        let mut s = 0.0;
+        for i in 0..q.len() / n {
+            s += q[i * n + j] * q[i * n + j];
+        }
+        let norm = s.sqrt();
+        (norm, 1.0 / norm)
+    }
+
+    /// `a` is `m × n` row-major; so are `q` (`m × n`) and `r` (`n × n`).
+    #[differentiable]
+    pub fn qr(a: &[f64], n: usize, q: &mut [f64], r: &mut [f64]) {
+        let m = a.len() / n;
+        for i in 0..q.len() {
+            q[i] = a[i];
+        }
+        for i in 0..r.len() {
+            r[i] = 0.0;
+        }
+        for j in 0..n {
+            for k in 0..j {
+                let mut d = 0.0;
+                for i in 0..m {
+                    d += q[i * n + k] * q[i * n + j];
+                }
+                r[k * n + j] = d;
+                for i in 0..m {
+                    q[i * n + j] -= d * q[i * n + k];
+                }
+            }
+            let (norm, inv) = column_norm(q, n, j);
+            r[j * n + j] = norm;
+            for i in 0..m {
+                q[i * n + j] *= inv;
+            }
+        }
+    }
+
+    #[differentiable(order = 2)]
+    pub fn log_abs_det(a: &[f64], n: usize) -> f64 {
+        let mut q = vec![0.0; n * n];
+        let mut r = vec![0.0; n * n];
+        qr(a, n, &mut q, &mut r);
+        let mut total = 0.0;
+        for j in 0..n {
+            total += r[j * n + j].abs().ln();
+        }
+        total
+    }
+
+    const N: usize = 3;
+
+    fn inverse_transpose(a: &[f64]) -> Vec<f64> {
+        let c = |i: usize, j: usize| a[i * N + j];
+        let det = c(0, 0) * (c(1, 1) * c(2, 2) - c(1, 2) * c(2, 1))
+            - c(0, 1) * (c(1, 0) * c(2, 2) - c(1, 2) * c(2, 0))
+            + c(0, 2) * (c(1, 0) * c(2, 1) - c(1, 1) * c(2, 0));
+        // The cofactor matrix over the determinant is A⁻ᵀ.
+        let mut out = vec![0.0; 9];
+        for i in 0..N {
+            for j in 0..N {
+                let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+                let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
+                out[i * N + j] = (c(i1, j1) * c(i2, j2) - c(i1, j2) * c(i2, j1)) / det;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn qr_reconstructs_and_its_duality() {
+        for p in points(4621, N * N, 12, -1.0, 1.0) {
+            let mut q = vec![0.0; 9];
+            let mut r = vec![0.0; 9];
+            qr(&p, N, &mut q, &mut r);
+            for i in 0..N {
+                for j in 0..N {
+                    let qtq: f64 = (0..N).map(|k| q[k * N + i] * q[k * N + j]).sum();
+                    assert_close(qtq, if i == j { 1.0 } else { 0.0 }, 1e-12, "QᵀQ = I");
+                    let qr_ij: f64 = (0..N).map(|k| q[i * N + k] * r[k * N + j]).sum();
+                    assert_close(qr_ij, p[i * N + j], 1e-12, "QR = A");
+                    if i > j {
+                        assert_eq!(r[i * N + j], 0.0);
+                    }
+                }
+            }
+            let cq = wave(9, 0.3);
+            let cr = wave(9, 1.9);
+            let mut q2 = vec![0.0; 9];
+            let mut r2 = vec![0.0; 9];
+            let ga = qr_vjp(&p, N, &mut q2, &mut r2, &cq, &cr);
+            assert_eq!((&q2, &r2), (&q, &r));
+            let t = wave(9, 0.8);
+            let mut dq = vec![0.0; 9];
+            let mut dr = vec![0.0; 9];
+            qr_jvp(&p, N, &mut q2, &mut r2, t.clone(), &mut dq, &mut dr);
+            let mut c = cq.clone();
+            c.extend(&cr);
+            let mut jt = dq.clone();
+            jt.extend(&dr);
+            check_dual("gram_schmidt::qr", &c, &jt, &ga, &t);
+            check_jacobian("gram_schmidt::qr", &p, &[ga.clone()], |y| {
+                let mut q = vec![0.0; 9];
+                let mut r = vec![0.0; 9];
+                qr(y, N, &mut q, &mut r);
+                vec![dot(&cq, &q) + dot(&cr, &r)]
+            });
+            // The tuple-returning helper: d(1/‖c‖) = -c / ‖c‖³ on column 1.
+            let (nv, ni) = column_norm(&p, N, 1);
+            assert_close(nv * ni, 1.0, 1e-15, "norm and inverse");
+            let ((_, _), gq) = column_norm_vjp(&p, N, 1, (0.0, 1.0));
+            for i in 0..N * N {
+                let expected = if i % N == 1 { -p[i] * ni.powi(3) } else { 0.0 };
+                assert_close(gq[i], expected, 1e-14, "column_norm d inverse");
+            }
+        }
+    }
+
+    #[test]
+    fn log_abs_det_audit_against_the_inverse_transpose() {
+        let pts = points(4622, N * N, 10, -1.0, 1.0);
+        for x in &pts {
+            let (_, g) = log_abs_det_grad(x, N);
+            assert_all_close(&g, &inverse_transpose(x), 1e-10, "d ln|det A| / dA = A^-T");
+        }
+        audit(
+            &Items {
+                what: "gram_schmidt::log_abs_det",
+                primal: &|x| log_abs_det(x, N),
+                grad: &|x| log_abs_det_grad(x, N),
+                vjp: &|x, d| log_abs_det_vjp(x, N, d),
+                jvp: &|x, t| log_abs_det_jvp(x, N, t.to_vec()),
+                grad_into: &|x| {
+                    let mut b = vec![f64::NAN; N * N];
+                    let v = log_abs_det_grad_into(x, N, &mut b);
+                    same_bits(&b, &log_abs_det_grad(x, N).1, "log_abs_det");
+                    (v, b)
+                },
+                hvp: Some(&|x, w| log_abs_det_hvp(x, N, w.to_vec())),
+                hessian: Some(&|x| log_abs_det_hessian(x, N)),
+                analytic: Some(&|x| inverse_transpose(x)),
+            },
+            &pts,
+        );
+    }
+}
