@@ -2268,3 +2268,267 @@ mod gram_schmidt {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (14) A softmax policy as a `Differentiable` struct: a custom-gradient log-sum-exp over a slice (its
+// closure captures the softmax), methods calling each other by `self.` and `Self::`, and the expected
+// reward minus an entropy bonus `wrt(self)` at `order = 2`: the Hessian comes from differentiating the
+// closure through the softmax it captured, checked against differences of `_grad` and, for the
+// log-partition alone, against `diag(p) - p pᵀ` by hand.
+
+mod policy {
+    use super::*;
+    use autodiff::{custom_gradient, differentiable, Differentiable};
+
+    #[custom_gradient]
+    pub fn lse(x: &[f64]) -> (f64, impl Fn(f64) -> Vec<f64>) {
+        let m = x.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+        let z: f64 = x.iter().map(|v| (v - m).exp()).sum();
+        let p: Vec<f64> = x.iter().map(|v| (v - m).exp() / z).collect();
+        (m + z.ln(), move |dy| p.iter().map(|pi| dy * pi).collect())
+    }
+
+    #[differentiable(order = 2)]
+    pub fn log_partition(x: &[f64]) -> f64 {
+        lse(x)
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Policy {
+        pub logits: Vec<f64>,
+        pub temperature: f64,
+        #[no_grad]
+        pub bonus: f64,
+    }
+
+    impl Policy {
+        #[differentiable(wrt(self))]
+        pub fn log_prob(&self, a: usize) -> f64 {
+            let n = self.logits.len();
+            let mut scaled = vec![0.0; n];
+            for i in 0..n {
+                scaled[i] = self.logits[i] / self.temperature;
+            }
+            scaled[a] - lse(&scaled)
+        }
+
+        #[differentiable(wrt(self))]
+        pub fn entropy(&self) -> f64 {
+            let mut h = 0.0;
+            for a in 0..self.logits.len() {
+                let lp = self.log_prob(a);
+                h -= lp.exp() * lp;
+            }
+            h
+        }
+
+        #[differentiable(wrt(self), order = 2)]
+        pub fn objective(&self, rewards: &[f64]) -> f64 {
+            let mut expected = 0.0;
+            for (a, &r) in rewards.iter().enumerate() {
+                expected += self.log_prob(a).exp() * r;
+            }
+            expected + self.bonus * Self::entropy(self)
+        }
+    }
+
+    fn softmax(x: &[f64]) -> Vec<f64> {
+        let m = x.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let e: Vec<f64> = x.iter().map(|v| (v - m).exp()).collect();
+        let z: f64 = e.iter().sum();
+        e.iter().map(|v| v / z).collect()
+    }
+
+    #[test]
+    fn log_partition_hessian_by_hand() {
+        for x in points(4631, 5, 12, -3.0, 3.0) {
+            let p = softmax(&x);
+            let (v, g, h) = log_partition_hessian(&x);
+            let m = x.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            assert_close(v, m + x.iter().map(|xi| (xi - m).exp()).sum::<f64>().ln(), 1e-15, "lse");
+            assert_all_close(&g, &p, 1e-15, "lse gradient");
+            for i in 0..5 {
+                for j in 0..5 {
+                    let e = if i == j { p[i] } else { 0.0 } - p[i] * p[j];
+                    assert_close(h[i][j], e, 1e-14, "lse Hessian");
+                }
+            }
+            let t = wave(5, 0.4);
+            let (_, _, hv) = log_partition_hvp(&x, t.clone());
+            let pt = dot(&p, &t);
+            let expected: Vec<f64> = (0..5).map(|i| p[i] * (t[i] - pt)).collect();
+            assert_all_close(&hv, &expected, 1e-14, "lse hvp");
+            // Shifting every logit shifts the value and leaves the gradient.
+            let shifted: Vec<f64> = x.iter().map(|v| v + 100.0).collect();
+            assert_close(lse(&shifted), lse(&x) + 100.0, 1e-13, "shift");
+        }
+    }
+
+    #[test]
+    fn objective_audit_wrt_self() {
+        let rewards = vec![1.0, -0.5, 0.3, 2.0];
+        let base = Policy { logits: vec![0.0; 4], temperature: 1.0, bonus: 0.2 };
+        let pts: Vec<Vec<f64>> = points(4632, 5, 10, -1.0, 1.0)
+            .into_iter()
+            .map(|mut p| {
+                p[4] = 1.0 + 0.5 * p[4];
+                p
+            })
+            .collect();
+        let m = |x: &[f64]| base.from_flat(x);
+        for x in &pts {
+            let pol = m(x);
+            let scaled: Vec<f64> = pol.logits.iter().map(|l| l / pol.temperature).collect();
+            let p = softmax(&scaled);
+            let ent: f64 = -p.iter().map(|pi| pi * pi.ln()).sum::<f64>();
+            assert_close(pol.entropy(), ent, 1e-13, "entropy");
+            assert_close(pol.objective(&rewards), dot(&p, &rewards) + 0.2 * ent, 1e-13, "objective");
+            // Gradient of the expected reward part alone (bonus 0) by hand: p_i (r_i - p·r) / T.
+            let cold = Policy { bonus: 0.0, ..pol.clone() };
+            let (_, g) = cold.objective_grad(&rewards);
+            let pr = dot(&p, &rewards);
+            for i in 0..4 {
+                assert_close(
+                    g.logits[i],
+                    p[i] * (rewards[i] - pr) / pol.temperature,
+                    1e-13,
+                    "policy gradient",
+                );
+            }
+            assert_eq!(g.bonus, 0.0, "#[no_grad] copied from the primal");
+        }
+        audit(
+            &Items {
+                what: "policy::objective",
+                primal: &|x| m(x).objective(&rewards),
+                grad: &|x| {
+                    let (v, g) = m(x).objective_grad(&rewards);
+                    (v, g.to_flat())
+                },
+                vjp: &|x, d| {
+                    let (v, g) = m(x).objective_vjp(&rewards, d);
+                    (v, g.to_flat())
+                },
+                jvp: &|x, t| m(x).objective_jvp(&rewards, m(t)),
+                grad_into: &|x| {
+                    let mut b = base.from_flat(&[f64::NAN; 5]);
+                    let v = m(x).objective_grad_into(&rewards, &mut b);
+                    same_bits(&b.to_flat(), &m(x).objective_grad(&rewards).1.to_flat(), "policy");
+                    (v, b.to_flat())
+                },
+                hvp: Some(&|x, w| {
+                    let (v, g, hv) = m(x).objective_hvp(&rewards, m(w));
+                    (v, g.to_flat(), hv.to_flat())
+                }),
+                hessian: Some(&|x| {
+                    let (v, g, h) = m(x).objective_hessian(&rewards);
+                    (v, g.to_flat(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (15) `tanh` by its continued fraction `x / (1 + x²/(3 + x²/(5 + ...)))`, the tail a recursive
+// function of `x²` (a differentiable function calling itself), through a helper across modules by a
+// `crate::` path; `_derivatives` at `order = 3` against `tanh`'s derivatives by hand.
+
+mod continued_fraction {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable(wrt(x2))]
+    pub fn tail(x2: f64, k: f64, depth: usize) -> f64 {
+        if depth == 0 {
+            return k;
+        }
+        k + x2 / tail(x2, k + 2.0, depth - 1)
+    }
+
+    /// A caller differentiating the parameter that `tail` leaves out of `wrt(..)`: the recursion's
+    /// hidden sweeps carry it (its `__AUTODIFF_THROUGH` slot was a rustc cycle, E0391, before the fix).
+    #[differentiable(order = 2)]
+    pub fn tail_in_both(x2: f64, k: f64) -> f64 {
+        tail(x2, k, 4) * k
+    }
+
+    #[differentiable]
+    pub fn tail_in_depth_one(x2: f64, k: f64) -> f64 {
+        tail(x2, k, 1)
+    }
+
+    #[differentiable(order = 3)]
+    pub fn tanh_cf(x: f64) -> f64 {
+        x / crate::continued_fraction::tail(x * x, 1.0, 24)
+    }
+
+    #[test]
+    fn derivatives_of_tanh() {
+        for p in points(4641, 1, 20, -2.0, 2.0) {
+            let x = p[0];
+            let t = x.tanh();
+            let d = tanh_cf_derivatives(x);
+            let s = 1.0 - t * t;
+            let expected = [t, s, -2.0 * t * s, -2.0 * s * (1.0 - 3.0 * t * t)];
+            for k in 0..4 {
+                assert_close(d[k], expected[k], 1e-12, &format!("tanh^({k})"));
+            }
+            let (v, g) = tanh_cf_grad(x);
+            assert_eq!(v, tanh_cf(x));
+            assert_close(g, s, 1e-12, "tanh'");
+            let (_, gt) = tail_grad(x * x, 1.0, 3);
+            // 1 + x²/(3 + x²/(5 + x²/7)): its derivative in x², by differences.
+            let h = 1e-6;
+            let fd = (tail(x * x + h, 1.0, 3) - tail(x * x - h, 1.0, 3)) / (2.0 * h);
+            assert_close(gt, fd, 1e-7, "tail'");
+            let (_, gv) = tail_vjp(x * x, 1.0, 3, -2.0);
+            assert_eq!(gv, -2.0 * gt);
+            let (_, jv) = tail_jvp(x * x, 1.0, 3, 0.5);
+            assert_close(jv, 0.5 * gt, 1e-15, "tail jvp");
+        }
+    }
+
+    #[test]
+    fn the_parameter_outside_wrt_through_the_recursion() {
+        let pts: Vec<Vec<f64>> = points(4642, 2, 10, 0.0, 1.0)
+            .into_iter()
+            .map(|p| vec![0.2 + 2.0 * p[0], 1.0 + p[1]])
+            .collect();
+        // By hand at depth 1 through `tail`'s hidden sweeps: d/dk of k + x / (k + 2) is 1 - x / (k + 2)².
+        let (_, (_, gk)) = tail_in_depth_one_grad(0.7, 1.3);
+        assert_close(gk, 1.0 - 0.7 / 3.3f64.powi(2), 1e-15, "d tail / dk by hand");
+        audit(
+            &Items {
+                what: "continued_fraction::tail_in_both",
+                primal: &|x| tail_in_both(x[0], x[1]),
+                grad: &|x| {
+                    let (v, g) = tail_in_both_grad(x[0], x[1]);
+                    (v, vec![g.0, g.1])
+                },
+                vjp: &|x, d| {
+                    let (v, g) = tail_in_both_vjp(x[0], x[1], d);
+                    (v, vec![g.0, g.1])
+                },
+                jvp: &|x, t| tail_in_both_jvp(x[0], x[1], (t[0], t[1])),
+                grad_into: &|x| {
+                    let mut b = (f64::NAN, f64::NAN);
+                    let v = tail_in_both_grad_into(x[0], x[1], (&mut b.0, &mut b.1));
+                    (v, vec![b.0, b.1])
+                },
+                hvp: Some(&|x, w| {
+                    let (v, g, hv) = tail_in_both_hvp(x[0], x[1], (w[0], w[1]));
+                    (v, vec![g.0, g.1], vec![hv.0, hv.1])
+                }),
+                hessian: Some(&|x| {
+                    let (v, g, h) = tail_in_both_hessian(x[0], x[1]);
+                    (v, vec![g.0, g.1], h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}

@@ -2922,7 +2922,7 @@ impl<'a> Generated<'a> {
                         maybe.calls.iter().chain(&copy_maybe).copied().collect(),
                         maybe.arrays.iter().chain(&copy_arrays).copied().collect(),
                     ),
-                    Some(maybe.through_const()),
+                    Some(maybe.through_const(&self.item.sig.ident)),
                 ),
                 None if constant => (
                     activity::analyze(self.f, self.sig, &float_params, &mut Errors::default()),

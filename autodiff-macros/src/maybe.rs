@@ -190,10 +190,37 @@ impl Maybe {
     /// The companion's declaration of the parameters it differentiates through: a parameter outside
     /// `wrt(..)` where every call it reaches has derivatives and differentiates through the argument's
     /// parameter.
-    pub(crate) fn through_const(&self) -> TokenStream {
-        let slots = self.reached.iter().map(|reached| {
-            let terms: Vec<TokenStream> = reached
-                .iter()
+    ///
+    /// A call of the function itself by its bare name (recursion, `k + x / tail(x, k + 2.0, n - 1)`)
+    /// would read the constant being defined, a cycle rustc rejects (E0391): such a term stands for
+    /// the slot it names instead, and a slot is the conjunction of the other terms of every slot it
+    /// reaches that way (the greatest fixed point: a parameter passed on to the recursion goes through
+    /// it exactly where the other calls it reaches, at any depth, pass derivatives on).
+    pub(crate) fn through_const(&self, own: &Ident) -> TokenStream {
+        let is_own = |callee: &syn::ExprPath| {
+            callee.qself.is_none()
+                && callee.path.leading_colon.is_none()
+                && callee.path.segments.len() == 1
+                && callee.path.segments[0].ident == *own
+                && matches!(callee.path.segments[0].arguments, syn::PathArguments::None)
+        };
+        let slots = (0..self.reached.len()).map(|i| {
+            // The slots that slot `i` reaches through the recursion, `i` included.
+            let mut seen = vec![false; self.reached.len()];
+            let mut stack = vec![i];
+            seen[i] = true;
+            while let Some(k) = stack.pop() {
+                for (callee, j) in &self.reached[k] {
+                    if is_own(callee) && *j < seen.len() && !seen[*j] {
+                        seen[*j] = true;
+                        stack.push(*j);
+                    }
+                }
+            }
+            let terms: Vec<TokenStream> = (0..self.reached.len())
+                .filter(|k| seen[*k])
+                .flat_map(|k| &self.reached[k])
+                .filter(|(callee, _)| !is_own(callee))
                 .filter_map(|(callee, j)| crate::companion::through_of(callee, *j))
                 .collect();
             match terms.is_empty() {
@@ -787,7 +814,8 @@ mod tests {
             let maybe = plan(&f, &sig, &all_sig, &own, &all, &[]).expect("a plan");
             assert!(maybe.calls.is_empty(), "{body}");
             assert_eq!(maybe.arrays.len(), 1, "{body}");
-            let through = maybe.through_const().to_string();
+            let g = Ident::new("g", proc_macro2::Span::call_site());
+            let through = maybe.through_const(&g).to_string();
             assert!(through.contains("through_of ! (features"), "{through}");
         }
         // Of a slice parameter (`moments(data)`).
@@ -800,6 +828,26 @@ mod tests {
                 .len(),
             1
         );
+    }
+
+    #[test]
+    fn a_recursive_call_does_not_read_the_constant_being_defined() {
+        // `k` outside `wrt(..)` passed on to the function itself: its slot stands for itself (true), not
+        // `through_of!(tail; 1usize)`, which would read `tail::__AUTODIFF_THROUGH` inside its own
+        // definition (rustc's E0391 cycle, tests/trial45.rs::continued_fraction).
+        let src = "fn tail(x: f64, k: f64, n: usize) -> f64 { if n == 0 { return k; } k + x / tail(x, k + 2.0, n - 1) }";
+        let (f, sig, all_sig, own, all) = lowered(src, "wrt(x)");
+        let maybe = plan(&f, &sig, &all_sig, &own, &all, &[]).expect("a plan");
+        let own_name = Ident::new("tail", proc_macro2::Span::call_site());
+        let through = maybe.through_const(&own_name).to_string();
+        assert!(!through.contains("through_of"), "{through}");
+        // Through the recursion to another slot, which reaches a helper: the helper's term, once per slot.
+        let src = "fn tail(x: f64, k: f64, c: f64, n: usize) -> f64 { if n == 0 { return bump(c); } x * tail(x, c, k, n - 1) }";
+        let (f, sig, all_sig, own, all) = lowered(src, "wrt(x)");
+        let maybe = plan(&f, &sig, &all_sig, &own, &all, &[]).expect("a plan");
+        let through = maybe.through_const(&own_name).to_string();
+        assert!(!through.contains("through_of ! (tail"), "{through}");
+        assert_eq!(through.matches("through_of ! (bump").count(), 2, "{through}");
     }
 
     #[test]
