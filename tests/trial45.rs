@@ -56,7 +56,10 @@ mod icp {
     #[differentiable]
     pub fn transform(theta: f64, t: [f64; 2], p: [f64; 2]) -> [f64; 2] {
         let (s, c) = (theta.sin(), theta.cos());
-        [c.mul_add(p[0], -s * p[1]) + t[0], s.mul_add(p[0], c * p[1]) + t[1]]
+        [
+            c.mul_add(p[0], -s * p[1]) + t[0],
+            s.mul_add(p[0], c * p[1]) + t[1],
+        ]
     }
 
     /// The squared residual plus `prior · wrap(theta - theta0)²`.
@@ -215,14 +218,40 @@ mod icp {
                     let (v, g) = cost_vjp(x[0], [x[1], x[2]], &src, &dst, th0, prior, d);
                     (v, g3(g))
                 },
-                jvp: &|x, t| cost_jvp(x[0], [x[1], x[2]], &src, &dst, th0, prior, (t[0], [t[1], t[2]])),
+                jvp: &|x, t| {
+                    cost_jvp(
+                        x[0],
+                        [x[1], x[2]],
+                        &src,
+                        &dst,
+                        th0,
+                        prior,
+                        (t[0], [t[1], t[2]]),
+                    )
+                },
                 grad_into: &|x| {
                     let mut b = (f64::NAN, [f64::NAN; 2]);
-                    let v = cost_grad_into(x[0], [x[1], x[2]], &src, &dst, th0, prior, (&mut b.0, &mut b.1));
+                    let v = cost_grad_into(
+                        x[0],
+                        [x[1], x[2]],
+                        &src,
+                        &dst,
+                        th0,
+                        prior,
+                        (&mut b.0, &mut b.1),
+                    );
                     (v, g3(b))
                 },
                 hvp: Some(&|x, w| {
-                    let (v, g, hv) = cost_hvp(x[0], [x[1], x[2]], &src, &dst, th0, prior, (w[0], [w[1], w[2]]));
+                    let (v, g, hv) = cost_hvp(
+                        x[0],
+                        [x[1], x[2]],
+                        &src,
+                        &dst,
+                        th0,
+                        prior,
+                        (w[0], [w[1], w[2]]),
+                    );
                     (v, g3(g), g3(hv))
                 }),
                 hessian: Some(&|x| {
@@ -375,7 +404,12 @@ mod md {
             }
             // Periodic: shifting everything by the box changes nothing.
             let shifted: Vec<f64> = x.iter().map(|v| v + L).collect();
-            assert_close(forces(&shifted, L, eps, SIGMA, &mut scratch), e, 1e-12, "period");
+            assert_close(
+                forces(&shifted, L, eps, SIGMA, &mut scratch),
+                e,
+                1e-12,
+                "period",
+            );
 
             // `_vjp` with a cotangent on the output against `_jvp`.
             let c = wave(5, 0.2);
@@ -492,7 +526,8 @@ mod md {
                     (v, fl(g), fl(hv))
                 }),
                 hessian: Some(&|x| {
-                    let (v, g, h) = run_hessian(&x[..n], &x[n..2 * n], L, x[2 * n], SIGMA, dt, steps);
+                    let (v, g, h) =
+                        run_hessian(&x[..n], &x[n..2 * n], L, x[2 * n], SIGMA, dt, steps);
                     (v, fl(g), h)
                 }),
                 analytic: None,
@@ -536,7 +571,11 @@ mod wasserstein {
     pub fn w1(a: &[f64], b: &[f64]) -> f64 {
         let sa = sorted(a);
         let sb = sorted(b);
-        sa.iter().zip(sb.iter()).map(|(p, q)| (p - q).abs()).sum::<f64>() / a.len() as f64
+        sa.iter()
+            .zip(sb.iter())
+            .map(|(p, q)| (p - q).abs())
+            .sum::<f64>()
+            / a.len() as f64
     }
 
     #[differentiable(order = 2)]
@@ -768,9 +807,13 @@ mod logistic_growth {
                 jvp: &|x, t| misfit_jvp(x[0], x[1], y0, &obs, dt, weight, (t[0], t[1])),
                 grad_into: &|x| {
                     let mut b = (f64::NAN, f64::NAN);
-                    let v = misfit_grad_into(x[0], x[1], y0, &obs, dt, weight, (&mut b.0, &mut b.1));
+                    let v =
+                        misfit_grad_into(x[0], x[1], y0, &obs, dt, weight, (&mut b.0, &mut b.1));
                     let g = misfit_grad(x[0], x[1], y0, &obs, dt, weight).1;
-                    assert_eq!((b.0.to_bits(), b.1.to_bits()), (g.0.to_bits(), g.1.to_bits()));
+                    assert_eq!(
+                        (b.0.to_bits(), b.1.to_bits()),
+                        (g.0.to_bits(), g.1.to_bits())
+                    );
                     (v, vec![b.0, b.1])
                 },
                 hvp: Some(&|x, w| {
@@ -912,7 +955,11 @@ mod attention {
                 &k,
                 &v,
                 &mut o2,
-                (rows(&t[..T * D]), rows(&t[T * D..2 * T * D]), t[2 * T * D..].to_vec()),
+                (
+                    rows(&t[..T * D]),
+                    rows(&t[T * D..2 * T * D]),
+                    t[2 * T * D..].to_vec(),
+                ),
                 &mut dout,
             );
             let mut cj = flat(&gq);
@@ -925,7 +972,12 @@ mod attention {
             check_dual("attention::head", &ct, &jt, &cj, &t);
             check_jacobian("attention::head", &p, &[cj.clone()], |y| {
                 let mut o = vec![0.0; T];
-                let e = head(&rows(&y[..T * D]), &rows(&y[T * D..2 * T * D]), &y[2 * T * D..], &mut o);
+                let e = head(
+                    &rows(&y[..T * D]),
+                    &rows(&y[T * D..2 * T * D]),
+                    &y[2 * T * D..],
+                    &mut o,
+                );
                 vec![-0.4 * e + dot(&c, &o)]
             });
             // The mask: output i does not depend on values after i.
@@ -964,7 +1016,11 @@ mod attention {
                 grad_into: &|x| {
                     let mut b = vec![vec![f64::NAN; D]; T];
                     let val = loss_grad_into(&rows(x), &k, &v, &target, &mut b);
-                    same_bits(&flat(&b), &flat(&loss_grad(&rows(x), &k, &v, &target).1), "loss");
+                    same_bits(
+                        &flat(&b),
+                        &flat(&loss_grad(&rows(x), &k, &v, &target).1),
+                        "loss",
+                    );
                     (val, flat(&b))
                 },
                 hvp: Some(&|x, w| {
@@ -1039,7 +1095,8 @@ mod ising {
 
     fn closed_form(beta: f64, j: f64, h: f64, n: usize) -> f64 {
         let a = (beta * j).exp() * (beta * h).cosh();
-        let r = ((beta * j).exp().powi(2) * (beta * h).sinh().powi(2) + (-2.0 * beta * j).exp()).sqrt();
+        let r =
+            ((beta * j).exp().powi(2) * (beta * h).sinh().powi(2) + (-2.0 * beta * j).exp()).sqrt();
         let (lp, lm) = (a + r, a - r);
         let ln_z = n as f64 * lp.ln() + (1.0 + (lm / lp).powi(n as i32)).ln();
         -ln_z / (beta * n as f64)
@@ -1078,8 +1135,13 @@ mod ising {
                 jvp: &|x, t| free_energy_jvp(x[0], x[1], x[2], n, (t[0], t[1], t[2])),
                 grad_into: &|x| {
                     let mut b = (f64::NAN, f64::NAN, f64::NAN);
-                    let v = free_energy_grad_into(x[0], x[1], x[2], n, (&mut b.0, &mut b.1, &mut b.2));
-                    same_bits(&g3(b), &g3(free_energy_grad(x[0], x[1], x[2], n).1), "ising");
+                    let v =
+                        free_energy_grad_into(x[0], x[1], x[2], n, (&mut b.0, &mut b.1, &mut b.2));
+                    same_bits(
+                        &g3(b),
+                        &g3(free_energy_grad(x[0], x[1], x[2], n).1),
+                        "ising",
+                    );
                     (v, g3(b))
                 },
                 hvp: Some(&|x, w| {
@@ -1222,7 +1284,10 @@ mod table {
                 assert_eq!(gx, 0.0, "flat clamp above the table");
             }
             let mut b = (vec![f64::NAN; 6], vec![f64::NAN; 6], f64::NAN);
-            assert_eq!(lookup_grad_into(&k, &v, x, (&mut b.0, &mut b.1, &mut b.2)), val);
+            assert_eq!(
+                lookup_grad_into(&k, &v, x, (&mut b.0, &mut b.1, &mut b.2)),
+                val
+            );
             let mut fb = b.0.clone();
             fb.extend(&b.1);
             fb.push(b.2);
@@ -1281,7 +1346,10 @@ mod table {
         }
         let opt: Vec<f64> = pts[0].iter().zip(&d).map(|(v, dv)| v + dv).collect();
         let (_, g) = calibrate_grad(&opt, &k, &xs, &ys, smooth);
-        assert!(g.iter().all(|gi| gi.abs() < 1e-10), "Newton step lands on the minimum: {g:?}");
+        assert!(
+            g.iter().all(|gi| gi.abs() < 1e-10),
+            "Newton step lands on the minimum: {g:?}"
+        );
     }
 }
 
@@ -1395,7 +1463,13 @@ mod kaczmarz {
             at.push(0.9);
             check_jacobian("kaczmarz::solve", &at, &few, |y| {
                 let mut o = vec![0.0; M];
-                solve(&rows(&y[..M * M]), &y[M * M..M * M + M], 3, y[M * M + M], &mut o);
+                solve(
+                    &rows(&y[..M * M]),
+                    &y[M * M..M * M + M],
+                    3,
+                    y[M * M + M],
+                    &mut o,
+                );
                 o
             });
             let c = wave(M, 0.3);
@@ -1410,7 +1484,11 @@ mod kaczmarz {
                 3,
                 0.8,
                 &mut o2,
-                (rows(&t[..M * M]), t[M * M..M * M + M].to_vec(), t[M * M + M]),
+                (
+                    rows(&t[..M * M]),
+                    t[M * M..M * M + M].to_vec(),
+                    t[M * M + M],
+                ),
                 &mut dx,
             );
             assert_eq!(o, o2);
@@ -1597,7 +1675,12 @@ mod deconv {
             let x1 = d.restore(&y);
             let (_, (_, gx)) = d.objective_grad(&y, &y);
             for i in 0..8 {
-                assert_close(x1[i], y[i] - d.rate * gx[i], 1e-14, "hand gradient = objective_grad");
+                assert_close(
+                    x1[i],
+                    y[i] - d.rate * gx[i],
+                    1e-14,
+                    "hand gradient = objective_grad",
+                );
             }
             // More steps lower the objective.
             let d30 = model(&p, 30);
@@ -1730,7 +1813,12 @@ mod tandem {
             let lambda = 0.1 + 0.6 * p[0];
             let d = response_in_load_derivatives(lambda, mu);
             for k in 0..4 {
-                assert_close(d[k], closed(lambda, mu, k), 1e-9, &format!("d^{k} response"));
+                assert_close(
+                    d[k],
+                    closed(lambda, mu, k),
+                    1e-9,
+                    &format!("d^{k} response"),
+                );
             }
             let (v, g) = response_in_load_grad(lambda, mu);
             assert_eq!(v, d[0]);
@@ -1851,13 +1939,24 @@ mod competition {
             .map(|p| vec![1.0 + p[0], 1.0 + p[1], 0.1 + 0.4 * p[2], 0.1 + 0.4 * p[3]])
             .collect();
         for x in &pts {
-            assert_close(biomass([x[0], x[1]], x[2], x[3]), closed(x), 1e-13, "biomass");
+            assert_close(
+                biomass([x[0], x[1]], x[2], x[3]),
+                closed(x),
+                1e-13,
+                "biomass",
+            );
             let c = [0.4, -1.3];
             let (v, (gk, g12, g21)) = equilibrium_vjp([x[0], x[1]], x[2], x[3], (c[0], c[1]));
             let t = wave(4, 0.6);
             let (v2, jt) = equilibrium_jvp([x[0], x[1]], x[2], x[3], ([t[0], t[1]], t[2], t[3]));
             assert_eq!(v, v2);
-            check_dual("competition::equilibrium", &c, &[jt.0, jt.1], &[gk[0], gk[1], g12, g21], &t);
+            check_dual(
+                "competition::equilibrium",
+                &c,
+                &[jt.0, jt.1],
+                &[gk[0], gk[1], g12, g21],
+                &t,
+            );
             let g = sweep_vjp(1.0, 2.0, [x[0], x[1]], x[2], x[3], 0.5, (1.0, 0.0)).1;
             let (s1, s2) = (g.0, g.1);
             // dn1'/dn1 = 1 - damp, dn1'/dn2 = -damp a12.
@@ -1880,12 +1979,18 @@ mod competition {
                 jvp: &|x, t| biomass_jvp([x[0], x[1]], x[2], x[3], ([t[0], t[1]], t[2], t[3])),
                 grad_into: &|x| {
                     let mut b = ([f64::NAN; 2], f64::NAN, f64::NAN);
-                    let v = biomass_grad_into([x[0], x[1]], x[2], x[3], (&mut b.0, &mut b.1, &mut b.2));
-                    same_bits(&g4(b), &g4(biomass_grad([x[0], x[1]], x[2], x[3]).1), "biomass");
+                    let v =
+                        biomass_grad_into([x[0], x[1]], x[2], x[3], (&mut b.0, &mut b.1, &mut b.2));
+                    same_bits(
+                        &g4(b),
+                        &g4(biomass_grad([x[0], x[1]], x[2], x[3]).1),
+                        "biomass",
+                    );
                     (v, g4(b))
                 },
                 hvp: Some(&|x, w| {
-                    let (v, g, hv) = biomass_hvp([x[0], x[1]], x[2], x[3], ([w[0], w[1]], w[2], w[3]));
+                    let (v, g, hv) =
+                        biomass_hvp([x[0], x[1]], x[2], x[3], ([w[0], w[1]], w[2], w[3]));
                     (v, g4(g), g4(hv))
                 }),
                 hessian: Some(&|x| {
@@ -1918,11 +2023,24 @@ mod mdp {
     use autodiff::differentiable;
 
     #[differentiable]
-    pub fn backup(v: &[f64], r: &[f64], p: &[Vec<f64>], gamma: f64, s: usize, actions: usize) -> f64 {
+    pub fn backup(
+        v: &[f64],
+        r: &[f64],
+        p: &[Vec<f64>],
+        gamma: f64,
+        s: usize,
+        actions: usize,
+    ) -> f64 {
         let mut best = f64::NEG_INFINITY;
         for a in 0..actions {
             let i = s * actions + a;
-            let q = r[i] + gamma * p[i].iter().zip(v.iter()).map(|(pi, vi)| pi * vi).sum::<f64>();
+            let q = r[i]
+                + gamma
+                    * p[i]
+                        .iter()
+                        .zip(v.iter())
+                        .map(|(pi, vi)| pi * vi)
+                        .sum::<f64>();
             best = best.max(q);
         }
         best
@@ -1965,7 +2083,11 @@ mod mdp {
         (0..S * A)
             .map(|i| {
                 let w: Vec<f64> = (0..S)
-                    .map(|j| 0.2 + (1.3 * i as f64 + 0.7 * j as f64 + p[(i + j) % p.len()]).sin().abs())
+                    .map(|j| {
+                        0.2 + (1.3 * i as f64 + 0.7 * j as f64 + p[(i + j) % p.len()])
+                            .sin()
+                            .abs()
+                    })
                     .collect();
                 let z: f64 = w.iter().sum();
                 w.iter().map(|x| x / z).collect()
@@ -1976,7 +2098,9 @@ mod mdp {
     fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Vec<f64> {
         let n = b.len();
         for c in 0..n {
-            let piv = (c..n).max_by(|&i, &j| a[i][c].abs().partial_cmp(&a[j][c].abs()).unwrap()).unwrap();
+            let piv = (c..n)
+                .max_by(|&i, &j| a[i][c].abs().partial_cmp(&a[j][c].abs()).unwrap())
+                .unwrap();
             a.swap(c, piv);
             b.swap(c, piv);
             for r in (c + 1)..n {
@@ -2049,13 +2173,22 @@ mod mdp {
             let (_, _, h) = value_hessian(&r, &pm, gamma, A, tol);
             for i in 0..S * A {
                 for j in 0..S * A {
-                    assert!(h[i][j].abs() < 1e-9, "piecewise linear in r: H[{i}][{j}] = {}", h[i][j]);
+                    assert!(
+                        h[i][j].abs() < 1e-9,
+                        "piecewise linear in r: H[{i}][{j}] = {}",
+                        h[i][j]
+                    );
                 }
             }
             let m = mean_reward(&r, A);
             let (mv, gm) = mean_reward_grad(&r, A);
             assert_eq!(mv, m);
-            assert_all_close(&gm, &vec![1.0 / (S * A) as f64; S * A], 1e-15, "mean reward");
+            assert_all_close(
+                &gm,
+                &vec![1.0 / (S * A) as f64; S * A],
+                1e-15,
+                "mean reward",
+            );
         }
     }
 
@@ -2093,7 +2226,11 @@ mod mdp {
                 grad_into: &|x| {
                     let mut b = (vec![f64::NAN; n], f64::NAN);
                     let v = value_grad_into(&x[..n], &pm, x[n], A, tol, (&mut b.0, &mut b.1));
-                    same_bits(&fl(b.clone()), &fl(value_grad(&x[..n], &pm, x[n], A, tol).1), "mdp");
+                    same_bits(
+                        &fl(b.clone()),
+                        &fl(value_grad(&x[..n], &pm, x[n], A, tol).1),
+                        "mdp",
+                    );
                     (v, fl(b))
                 },
                 hvp: Some(&|x, w| {
@@ -2345,7 +2482,12 @@ mod policy {
             let p = softmax(&x);
             let (v, g, h) = log_partition_hessian(&x);
             let m = x.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-            assert_close(v, m + x.iter().map(|xi| (xi - m).exp()).sum::<f64>().ln(), 1e-15, "lse");
+            assert_close(
+                v,
+                m + x.iter().map(|xi| (xi - m).exp()).sum::<f64>().ln(),
+                1e-15,
+                "lse",
+            );
             assert_all_close(&g, &p, 1e-15, "lse gradient");
             for i in 0..5 {
                 for j in 0..5 {
@@ -2367,7 +2509,11 @@ mod policy {
     #[test]
     fn objective_audit_wrt_self() {
         let rewards = vec![1.0, -0.5, 0.3, 2.0];
-        let base = Policy { logits: vec![0.0; 4], temperature: 1.0, bonus: 0.2 };
+        let base = Policy {
+            logits: vec![0.0; 4],
+            temperature: 1.0,
+            bonus: 0.2,
+        };
         let pts: Vec<Vec<f64>> = points(4632, 5, 10, -1.0, 1.0)
             .into_iter()
             .map(|mut p| {
@@ -2382,9 +2528,17 @@ mod policy {
             let p = softmax(&scaled);
             let ent: f64 = -p.iter().map(|pi| pi * pi.ln()).sum::<f64>();
             assert_close(pol.entropy(), ent, 1e-13, "entropy");
-            assert_close(pol.objective(&rewards), dot(&p, &rewards) + 0.2 * ent, 1e-13, "objective");
+            assert_close(
+                pol.objective(&rewards),
+                dot(&p, &rewards) + 0.2 * ent,
+                1e-13,
+                "objective",
+            );
             // Gradient of the expected reward part alone (bonus 0) by hand: p_i (r_i - p·r) / T.
-            let cold = Policy { bonus: 0.0, ..pol.clone() };
+            let cold = Policy {
+                bonus: 0.0,
+                ..pol.clone()
+            };
             let (_, g) = cold.objective_grad(&rewards);
             let pr = dot(&p, &rewards);
             for i in 0..4 {
@@ -2413,7 +2567,11 @@ mod policy {
                 grad_into: &|x| {
                     let mut b = base.from_flat(&[f64::NAN; 5]);
                     let v = m(x).objective_grad_into(&rewards, &mut b);
-                    same_bits(&b.to_flat(), &m(x).objective_grad(&rewards).1.to_flat(), "policy");
+                    same_bits(
+                        &b.to_flat(),
+                        &m(x).objective_grad(&rewards).1.to_flat(),
+                        "policy",
+                    );
                     (v, b.to_flat())
                 },
                 hvp: Some(&|x, w| {

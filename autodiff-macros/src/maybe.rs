@@ -847,7 +847,11 @@ mod tests {
         let maybe = plan(&f, &sig, &all_sig, &own, &all, &[]).expect("a plan");
         let through = maybe.through_const(&own_name).to_string();
         assert!(!through.contains("through_of ! (tail"), "{through}");
-        assert_eq!(through.matches("through_of ! (bump").count(), 2, "{through}");
+        assert_eq!(
+            through.matches("through_of ! (bump").count(),
+            2,
+            "{through}"
+        );
     }
 
     #[test]
