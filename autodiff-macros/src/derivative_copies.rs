@@ -128,13 +128,18 @@ pub(crate) fn items(d: &Derivatives) -> TokenStream {
         },
     };
     let mut out = TokenStream::new();
-    let mut emit = |suffix: &str, extra: TokenStream, returns: TokenStream, body: TokenStream| {
+    // `extra`: the derivative's parameter after the function's own (`d_ret: R`), its name and type.
+    let mut emit = |suffix: &str,
+                    extra: Option<(&Ident, &TokenStream)>,
+                    returns: TokenStream,
+                    body: TokenStream| {
         let ty = format_ident!("{}_{}", name, suffix, span = name.span());
-        let args: Vec<TokenStream> = idents
+        let args: Vec<&Ident> = idents
             .iter()
-            .map(|i| quote!(#i))
-            .chain(extra_idents(&extra))
+            .copied()
+            .chain(extra.map(|(i, _)| i))
             .collect();
+        let extra = extra.map(|(i, t)| quote!(#i: #t));
         out.extend(quote! {
             #[doc(hidden)]
             #[allow(non_camel_case_types, dead_code)]
@@ -167,17 +172,12 @@ pub(crate) fn items(d: &Derivatives) -> TokenStream {
     };
     if d.grad {
         let one = quote!(<#ret as ::autodiff::__private::One>::one());
-        emit(
-            "grad",
-            TokenStream::new(),
-            quote!((#ret, #gradient)),
-            vjp_body(one),
-        );
+        emit("grad", None, quote!((#ret, #gradient)), vjp_body(one));
     }
     if d.vjp {
         emit(
             "vjp",
-            quote!(#d_ret: #ret),
+            Some((&d_ret, &ret)),
             quote!((#ret, #gradient)),
             vjp_body(quote!(#d_ret)),
         );
@@ -223,7 +223,7 @@ pub(crate) fn items(d: &Derivatives) -> TokenStream {
         };
         emit(
             "jvp",
-            quote!(#tangent: #gradient),
+            Some((&tangent, &gradient)),
             quote!((#ret, #ret)),
             body,
         );
@@ -231,18 +231,12 @@ pub(crate) fn items(d: &Derivatives) -> TokenStream {
     if let Some(hvp) = &d.hvp {
         emit(
             "hvp",
-            quote!(#v: #gradient),
+            Some((&v, &gradient)),
             quote!((#ret, #gradient, #gradient)),
             quote!(#hvp(#(#idents,)* #v)),
         );
     }
     out
-}
-
-/// The names of the extra parameters `extra` (`d_ret: R`), as arguments.
-fn extra_idents(extra: &TokenStream) -> Option<TokenStream> {
-    let first = extra.clone().into_iter().next()?;
-    Some(quote!(#first))
 }
 
 /// Is `p` a float (not an array, a tuple or a struct)?
