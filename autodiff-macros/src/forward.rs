@@ -1201,7 +1201,9 @@ impl Forward<'_, '_> {
                     // `0 · inf = NaN` in `(-logit).exp()`, so `f_jvp` was NaN where `f_grad` was finite.
                     // So for every slope that is infinite where the value is finite or overflows where
                     // the argument is finite: `ln` and the logarithms at 0, `recip` at 0, `powi` of a
-                    // negative power at 0, `sinh`, `cosh` and `tan` where they overflow.
+                    // negative power at 0, `sinh`, `cosh` and `tan` where they overflow; and the slope
+                    // `-(x / y) / y` of a division in `y`, infinite where `x / y` is (soft-DTW's
+                    // `-b / gamma` at `b = inf` along a constant `gamma`).
                     let guarded;
                     let partial = match (value, partial) {
                         (
@@ -1233,6 +1235,10 @@ impl Forward<'_, '_> {
                             Partial::Over(e),
                         ) => {
                             guarded = Partial::OverGuarded(e.clone());
+                            &guarded
+                        }
+                        (_, Partial::TimesOver(a, b)) => {
+                            guarded = Partial::TimesOverGuarded(a.clone(), b.clone());
                             &guarded
                         }
                         _ => partial,

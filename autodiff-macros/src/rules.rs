@@ -22,10 +22,13 @@ pub(crate) enum Partial {
     /// `d / e`.
     Over(Tokens),
     /// `d * a / b`, multiplied first: a zero `d` gives zero where `a / b` alone would overflow (the
-    /// tangent of `x / y` at a tiny `y`, where `-x / y²` is infinite but `dy` is 0), and where `a` is
-    /// infinite itself (`rules::times`): the tangent of `-b / gamma` at `b = inf` along a `gamma` that
-    /// a caller passes as a constant (its tangent the value 0, JAX's symbolic zero) is 0, not NaN.
+    /// tangent of `x / y` at a tiny `y`, where `-x / y²` is infinite but `dy` is 0).
     TimesOver(Tokens, Tokens),
+    /// `TimesOver` where `a` may be infinite itself (`rules::times`): forward mode's, for a `y` that a
+    /// caller passes as a constant (its tangent the value 0, JAX's symbolic zero): the tangent of `-b /
+    /// gamma` at `b = inf` is 0, not NaN. Reverse mode keeps `TimesOver`: an adjoint that is 0 at an
+    /// infinite quotient gives `0 · inf = NaN`, as `jax.grad` does, without a test at every division.
+    TimesOverGuarded(Tokens, Tokens),
     /// `d * e` for a slope `e` that is infinite where the value is finite (`sqrt` at 0, `asin` at 1): a zero
     /// `d` gives zero, not `0 · inf = NaN` (`rules::times`). A `sqrt` computed before an `if` whose taken
     /// branch does not read it gets the adjoint 0, which JAX never forms (a symbolic zero).
@@ -43,7 +46,8 @@ impl Partial {
             Partial::NegOne => quote!(-#d),
             Partial::Times(e) => quote!(#d * #e),
             Partial::Over(e) => quote!(#d / #e),
-            Partial::TimesOver(a, b) => {
+            Partial::TimesOver(a, b) => quote!(#d * #a / #b),
+            Partial::TimesOverGuarded(a, b) => {
                 quote!(::autodiff::__private::rules::times(#d, #a) / #b)
             }
             Partial::TimesGuarded(e) => quote!(::autodiff::__private::rules::times(#d, #e)),

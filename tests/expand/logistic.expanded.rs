@@ -187,7 +187,7 @@ fn ____sigmoid_generic_vjp_into<__S: ::autodiff::__private::Float>(
     let __v4 = __v3.exp();
     let __v5 = __v2 + __v4;
     let __v6 = __v1 / __v5;
-    let __d_v5 = ::autodiff::__private::rules::times(d_ret, (-__v6)) / __v5;
+    let __d_v5 = d_ret * (-__v6) / __v5;
     let __d_v3 = __d_v5 * __v4;
     let __d_z = -__d_v3;
     *__grad_z = __d_z;
