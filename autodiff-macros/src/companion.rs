@@ -724,7 +724,7 @@ fn passed_on(c: &Companion, shared: &Shared) -> TokenStream {
 }
 
 /// `[T; N]` or `&[T; N]`.
-fn is_fixed(ty: &Type) -> bool {
+pub(crate) fn is_fixed(ty: &Type) -> bool {
     match ty {
         Type::Array(_) => true,
         Type::Reference(r) => matches!(&*r.elem, Type::Array(_)),

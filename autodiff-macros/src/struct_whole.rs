@@ -1368,6 +1368,60 @@ pub(crate) mod pairs {
     }
 
     #[cfg(test)]
+    fn delegated_of(item: syn::ItemFn, args: &str) -> Option<String> {
+        let args: crate::args::Args = syn::parse_str(args).expect("the attribute's arguments");
+        let sig = crate::signature::analyze(&item, &args, &mut crate::errors::Errors::default())
+            .expect("the signature");
+        let pairs = crate::naming::pairs_function(&item.sig.ident);
+        let callee = format_ident!("{}_callee", pairs);
+        delegated(&item, &sig, &pairs, &callee).map(|t| t.to_string().replace(' ', ""))
+    }
+
+    #[cfg(test)]
+    #[test]
+    fn the_pairs_of_a_function_of_slices_pass_every_call_on_to_its_companion() {
+        let text = delegated_of(
+            syn::parse_quote!(
+                fn loss(w: &[f64], b: f64, labels: &[usize]) -> f64 {
+                    w[labels[0]] * b
+                }
+            ),
+            "wrt(w)",
+        )
+        .expect("delegated");
+        for wanted in [
+            // The function itself, its values passed on.
+            "fn__loss_pairs(__pair_unit_0:(),__pair_value_0:&[f64],__pair_unit_1:(),\
+             __pair_value_1:f64,__pair_unit_2:(),__pair_value_2:&[usize],)->f64{\
+             __loss_pairs_callee(__pair_value_0,__pair_value_1,__pair_value_2)}",
+            // `vjp_into`: the units' slots dropped, the values' passed on (`b` is differentiated by callers
+            // although `wrt(..)` leaves it out, as `loss`'s companion does).
+            "let(_,__slot_0,_,__slot_1,_,__slot_2,)=grads;__loss_pairs_callee{}.vjp_into(\
+             __pair_value_0,__pair_value_1,__pair_value_2,d_ret,(__slot_0,__slot_1,__slot_2,))",
+            "grads:((),::core::option::Option<&mut[f64]>,(),::core::option::Option<&mutf64>,(),(),)",
+            // `vjp`: a `()` cotangent for each unit.
+            "(value,((),__cotangent_0,(),__cotangent_1,(),__cotangent_2,))",
+            // The generic copy over `__S`, through `loss`'s.
+            "pubfncall<__S:::autodiff::__private::Float>(__pair_unit_0:(),__pair_value_0:&[__S],",
+            "<__loss_pairs_callee as::autodiff::__private::GenericCopy>::copy().vjp_into(",
+            "::autodiff::__private::through(__loss_pairs_callee::__AUTODIFF_THROUGH,1usize)",
+        ] {
+            let wanted = wanted.replace(' ', "");
+            assert!(text.contains(&wanted), "{wanted}\nnot in\n{text}");
+        }
+        // Both float types: the generic copy's types cannot be made by renaming one.
+        let mixed = delegated_of(
+            syn::parse_quote!(
+                fn mixed(w: &[f32], b: f64) -> f64 {
+                    w[0] as f64 * b
+                }
+            ),
+            "",
+        );
+        assert!(mixed.is_none());
+    }
+
+    #[cfg(test)]
     #[test]
     fn the_float_of_a_matrix_is_found_inside_its_brackets() {
         let float = |ty: syn::Type| float_of(&ty, &[]).to_string();
@@ -1497,6 +1551,17 @@ pub(crate) mod pairs {
             .extend(shape_floats.iter().map(|f| -> syn::GenericParam {
                 syn::parse_quote!(#f: ::autodiff::__private::PrimalFloat)
             }));
+        let delegable = !associated
+            && generic.is_empty()
+            && matrices.is_empty()
+            && sig.outputs().next().is_none()
+            && matches!(sig.ret_kind, Kind::Float(_));
+        if let Some(items) = delegable
+            .then(|| delegated(item, sig, &pairs, &callee))
+            .flatten()
+        {
+            return items;
+        }
         let (import, callee) = match associated {
             true => (TokenStream::new(), quote!(Self::#name)),
             false => (
@@ -1519,6 +1584,261 @@ pub(crate) mod pairs {
                 #callee(#(#args),*)
             }
         }
+    }
+
+    // Input:  fn dot(a: &[f64], b: &[f64]) -> f64
+    // Output: fn __dot_pairs(__pair_unit_0: (), __pair_value_0: &[f64], __pair_unit_1: (), ..) -> f64 {
+    //             __dot_pairs_callee(__pair_value_0, __pair_value_1)
+    //         }
+    //         struct __dot_pairs {}     // vjp, jvp, vjp_into, vjp_out, jvp_out: `dot`'s, a `()` slot per unit
+    //         struct ____dot_pairs_generic {}   // call, ..: those of `dot`'s generic copy, over `__S`
+    /// `__g_pairs` of a free function of floats, slices and arrays without type parameters, matrices or
+    /// output parameters, returning a float, written out: the units carry no derivative, so its derivatives
+    /// are `g`'s, and its companion type and generic copy pass each call on to `g`'s, the units' slots `()`.
+    /// (Made as a `#[differentiable]` wrapper of `g` instead, it was a second expansion of every such
+    /// function: about a fifth of the macro's time.) `None` where the signature holds both `f64` and `f32`
+    /// (the generic copy's types are the written ones with the float made `__S`).
+    fn delegated(
+        item: &syn::ItemFn,
+        sig: &Signature,
+        pairs: &Ident,
+        callee: &Ident,
+    ) -> Option<TokenStream> {
+        use crate::companion::IntoSlot;
+        use quote::ToTokens;
+        let float = match &sig.ret_ty {
+            syn::Type::Path(p) if p.path.is_ident("f32") => "f32",
+            syn::Type::Path(p) if p.path.is_ident("f64") => "f64",
+            _ => return None,
+        };
+        let other = if float == "f64" { "f32" } else { "f64" };
+        let slots = crate::expand::companion_slots(sig);
+        if slots.len() != item.sig.inputs.len()
+            || slots
+                .iter()
+                .any(|s| crate::naming::names_any(s.ty.to_token_stream(), &[other]))
+        {
+            return None;
+        }
+        let scalar = Ident::new("__S", Span::call_site());
+        let generic = |tokens: TokenStream| crate::shadow::replace_float(tokens, float, &scalar);
+        let (units, values): (Vec<Ident>, Vec<Ident>) =
+            (0..slots.len()).map(|i| (unit(i), value(i))).unzip();
+        let after_units: Vec<Ident> = (0..slots.len())
+            .map(|i| format_ident!("__after_unit_{}", i, span = Span::call_site()))
+            .collect();
+        let after_values: Vec<Ident> = (0..slots.len())
+            .map(|i| format_ident!("__after_value_{}", i, span = Span::call_site()))
+            .collect();
+        let cotangents: Vec<Ident> = (0..slots.len())
+            .map(|i| format_ident!("__cotangent_{}", i, span = Span::call_site()))
+            .collect();
+        // The types of one order: `f64` (or `f32`) as written, or `__S` in the generic copy.
+        struct Types {
+            params: Vec<TokenStream>,
+            ret: TokenStream,
+            cotangents: TokenStream,
+            tangents: TokenStream,
+            into: TokenStream,
+            passed_on: TokenStream,
+            out_tangents: TokenStream,
+        }
+        let types = |map: &dyn Fn(TokenStream) -> TokenStream| -> Types {
+            let each = |f: &dyn Fn(&crate::companion::Slot) -> TokenStream| -> Vec<TokenStream> {
+                slots.iter().map(|s| map(f(s))).collect()
+            };
+            let tangent =
+                |s: &crate::companion::Slot| s.tangent_ty.clone().unwrap_or_else(|| quote!(()));
+            let cotangent = |s: &crate::companion::Slot| match s.active {
+                true => tangent(s),
+                false => quote!(()),
+            };
+            let interleave = |list: Vec<TokenStream>, unit: TokenStream| -> TokenStream {
+                let pairs = list.into_iter().map(|t| quote!(#unit, #t,));
+                quote!((#(#pairs)*))
+            };
+            let tys = each(&|s| s.ty.to_token_stream());
+            let params = units
+                .iter()
+                .zip(&values)
+                .zip(&tys)
+                .map(|((u, v), ty)| quote!(#u: (), #v: #ty,))
+                .collect();
+            let cotangents = each(&cotangent);
+            let passed_on = cotangents.iter().map(|c| {
+                quote!(impl ::autodiff::__private::PassOn<()>, impl ::autodiff::__private::PassOn<#c>,)
+            });
+            let passed_on = quote!((#(#passed_on)*));
+            // `vjp_out`'s tangent of a fixed array is the `Vec` a caller gives an output's slot
+            // (`companion::passed_on`).
+            let out_tangents = each(&|s| match (&s.into, crate::companion::is_fixed(&s.ty)) {
+                (IntoSlot::Array { elem, .. }, true) => quote!(::std::vec::Vec<#elem>),
+                _ => tangent(s),
+            });
+            Types {
+                params,
+                ret: map(sig.ret_ty.to_token_stream()),
+                cotangents: interleave(cotangents, quote!(())),
+                tangents: interleave(each(&tangent), quote!(())),
+                into: interleave(each(&|s| s.into.ty()), quote!(())),
+                passed_on,
+                out_tangents: interleave(out_tangents, quote!(())),
+            }
+        };
+        // Each method of the companion type, passing the values on to `on` (`g`'s companion, or its copy).
+        let methods = |t: &Types, on: &TokenStream, generics: &TokenStream| -> TokenStream {
+            let Types {
+                params,
+                ret,
+                cotangents: cotangent_tys,
+                tangents,
+                into,
+                passed_on,
+                out_tangents,
+            } = t;
+            let d_after_units = after_units.iter().zip(&after_values);
+            let d_after_pattern = d_after_units.map(|(u, v)| quote!(#u, #v,));
+            let d_after_ignored = after_values.iter().map(|v| quote!(_, #v,));
+            let sized = values
+                .iter()
+                .map(|_| quote!(impl ::core::marker::Sized, impl ::core::marker::Sized,));
+            let cotangent_pattern = quote!((#(#cotangents,)*));
+            let returned = cotangents.iter().map(|c| quote!((), #c,));
+            let passed_units = after_units
+                .iter()
+                .zip(&cotangents)
+                .map(|(a, c)| quote!(::autodiff::__private::PassOn::pass_on(#a, ()), #c,));
+            // `(_, __tangent_0, _, __tangent_1,)`: the values' slots of a tuple of pairs.
+            let taken = |names: &[Ident]| -> TokenStream {
+                let each = names.iter().map(|n| quote!(_, #n,));
+                quote!((#(#each)*))
+            };
+            let tangent_names: Vec<Ident> = (0..slots.len())
+                .map(|i| format_ident!("__tangent_{}", i, span = Span::call_site()))
+                .collect();
+            let slot_names: Vec<Ident> = (0..slots.len())
+                .map(|i| format_ident!("__slot_{}", i, span = Span::call_site()))
+                .collect();
+            let (tangent_pattern, slot_pattern) = (taken(&tangent_names), taken(&slot_names));
+            quote! {
+                #[inline]
+                #[allow(clippy::unused_unit, clippy::let_unit_value)]
+                pub fn vjp #generics (self, #(#params)* d_ret: #ret) -> (#ret, #cotangent_tys) {
+                    let (value, #cotangent_pattern) = #on.vjp(#(#values,)* d_ret);
+                    (value, (#(#returned)*))
+                }
+                #[inline]
+                pub fn jvp #generics (self, #(#params)* tangents: #tangents) -> (#ret, #ret) {
+                    let #tangent_pattern = tangents;
+                    #on.jvp(#(#values,)* (#(#tangent_names,)*))
+                }
+                #[inline(always)]
+                #[allow(clippy::unused_unit, clippy::let_unit_value)]
+                pub fn vjp_into #generics (self, #(#params)* d_ret: #ret, grads: #into) -> #ret {
+                    let #slot_pattern = grads;
+                    #on.vjp_into(#(#values,)* d_ret, (#(#slot_names,)*))
+                }
+                #[inline]
+                #[allow(clippy::unused_unit, clippy::let_unit_value)]
+                pub fn vjp_out #generics (
+                    self, #(#params)* d_ret: ::core::option::Option<#ret>, d_after: #passed_on,
+                ) -> (#ret, #cotangent_tys) {
+                    let (#(#d_after_pattern)*) = d_after;
+                    let (value, #cotangent_pattern) =
+                        #on.vjp_out(#(#values,)* d_ret, (#(#after_values,)*));
+                    (value, (#(#passed_units)*))
+                }
+                #[inline]
+                pub fn jvp_out #generics (
+                    self, #(#params)* tangents: #out_tangents,
+                    d_after: (#(#sized)*),
+                ) -> (#ret, #ret) {
+                    let (#(#d_after_ignored)*) = d_after;
+                    let #tangent_pattern = tangents;
+                    #on.jvp_out(#(#values,)* (#(#tangent_names,)*), (#(#after_values,)*))
+                }
+            }
+        };
+        let written = types(&|t| t);
+        let copied = types(&|t| generic(t));
+        let copy = crate::naming::generic_copy(pairs);
+        let vis = &item.vis;
+        let name = &item.sig.ident;
+        let (params, ret) = (&written.params, &written.ret);
+        let (copy_params, copy_ret) = (&copied.params, &copied.ret);
+        let over = quote!(<__S: ::autodiff::__private::Float>);
+        let own = methods(&written, &quote!(#callee {}), &TokenStream::new());
+        let of_copy = methods(
+            &copied,
+            &quote!(<#callee as ::autodiff::__private::GenericCopy>::copy()),
+            &over,
+        );
+        let through = values.iter().enumerate().map(|(i, _)| {
+            quote! {
+                true,
+                {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::Through as _;
+                    ::autodiff::__private::through(#callee::__AUTODIFF_THROUGH, #i)
+                },
+            }
+        });
+        Some(quote! {
+            #[doc(hidden)]
+            #[allow(unused_imports)]
+            use self::#name as #callee;
+
+            #[doc(hidden)]
+            #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+            #[inline(always)]
+            #vis fn #pairs(#(#params)*) -> #ret {
+                #callee(#(#values),*)
+            }
+
+            #[doc(hidden)]
+            #[allow(non_camel_case_types, dead_code)]
+            #vis struct #pairs {}
+            impl ::autodiff::__private::GenericCopy for #pairs {
+                type Copy = #copy;
+                #[inline(always)]
+                fn copy() -> #copy { #copy {} }
+            }
+            impl ::autodiff::__private::HasGenericCopy for #pairs {}
+            #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+            impl #pairs {
+                pub const __AUTODIFF_THROUGH: &'static [bool] = &[#(#through)*];
+                #own
+            }
+
+            #[doc(hidden)]
+            #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+            #[inline(always)]
+            #vis fn #copy #over (#(#copy_params)*) -> #copy_ret {
+                <#callee as ::autodiff::__private::GenericCopy>::Copy::call(#(#values),*)
+            }
+
+            #[doc(hidden)]
+            #[allow(non_camel_case_types, dead_code)]
+            #vis struct #copy {}
+            impl ::autodiff::__private::GenericCopy for #copy {
+                type Copy = #copy;
+                #[inline(always)]
+                fn copy() -> #copy { #copy {} }
+            }
+            impl ::autodiff::__private::HasGenericCopy for #copy {}
+            #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+            impl #copy {
+                #[inline]
+                pub fn call #over (#(#copy_params)*) -> #copy_ret {
+                    <#callee as ::autodiff::__private::GenericCopy>::Copy::call(#(#values),*)
+                }
+                #[inline(always)]
+                pub fn call_on #over (self, #(#copy_params)*) -> #copy_ret {
+                    <#callee as ::autodiff::__private::GenericCopy>::Copy::call(#(#values),*)
+                }
+                #of_copy
+            }
+        })
     }
 
     /// `__g_pairs` of a free function of parameter structs, beside its `__g_whole` (made at `order = K`
