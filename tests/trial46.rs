@@ -407,3 +407,462 @@ mod levinson {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (3) Romberg integration of `exp(-a x²) cos(b x)` over `[lo, hi]`: trapezoid refinements through a
+// helper summing the new midpoints (`1 << level` as a count), the Richardson table filled row by row in
+// a flat local `Vec`, at `order = 2` in `(a, b)`. The derivatives of the estimate are Romberg estimates
+// of the derivative integrands, so they match those integrals computed by fine Simpson sums.
+
+mod romberg {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn integrand(x: f64, a: f64, b: f64) -> f64 {
+        (-a * x * x).exp() * (b * x).cos()
+    }
+
+    /// `h` times the sum of the `2^(level - 1)` new midpoints of refinement `level`.
+    #[differentiable]
+    pub fn midpoints(a: f64, b: f64, lo: f64, hi: f64, level: u32) -> f64 {
+        let count = 1usize << (level - 1);
+        let h = (hi - lo) / (2 * count) as f64;
+        let mut s = 0.0;
+        for k in 0..count {
+            s += integrand(lo + (2 * k + 1) as f64 * h, a, b);
+        }
+        s * h
+    }
+
+    #[differentiable(wrt(a, b), order = 2)]
+    pub fn romberg(a: f64, b: f64, lo: f64, hi: f64, levels: usize) -> f64 {
+        let mut table = vec![0.0; levels * levels];
+        table[0] = 0.5 * (hi - lo) * (integrand(lo, a, b) + integrand(hi, a, b));
+        for i in 1..levels {
+            table[i * levels] = 0.5 * table[(i - 1) * levels] + midpoints(a, b, lo, hi, i as u32);
+            let mut factor = 1.0;
+            for j in 1..=i {
+                factor *= 4.0;
+                let prev = table[i * levels + j - 1];
+                table[i * levels + j] =
+                    prev + (prev - table[(i - 1) * levels + j - 1]) / (factor - 1.0);
+            }
+        }
+        table[levels * levels - 1]
+    }
+
+    fn simpson(f: impl Fn(f64) -> f64, lo: f64, hi: f64) -> f64 {
+        let n = 2000;
+        let h = (hi - lo) / n as f64;
+        let mut s = f(lo) + f(hi);
+        for k in 1..n {
+            s += if k % 2 == 1 { 4.0 } else { 2.0 } * f(lo + k as f64 * h);
+        }
+        s * h / 3.0
+    }
+
+    #[test]
+    fn romberg_against_simpson_of_the_derivatives() {
+        let pts: Vec<Vec<f64>> = points(4640, 2, 12, 0.0, 1.0)
+            .iter()
+            .map(|p| vec![0.2 + 1.5 * p[0], -2.0 + 4.0 * p[1]])
+            .collect();
+        for p in &pts {
+            let (a, b) = (p[0], p[1]);
+            let e = |x: f64| (-a * x * x).exp();
+            let by_hand = [
+                simpson(|x| e(x) * (b * x).cos(), 0.0, 1.5),
+                simpson(|x| -x * x * e(x) * (b * x).cos(), 0.0, 1.5),
+                simpson(|x| -x * e(x) * (b * x).sin(), 0.0, 1.5),
+                simpson(|x| x.powi(4) * e(x) * (b * x).cos(), 0.0, 1.5),
+                simpson(|x| x.powi(3) * e(x) * (b * x).sin(), 0.0, 1.5),
+                simpson(|x| -x * x * e(x) * (b * x).cos(), 0.0, 1.5),
+            ];
+            let (v, g, h) = romberg_hessian(a, b, 0.0, 1.5, 8);
+            assert_close(v, by_hand[0], 1e-10, "romberg value");
+            assert_all_close(&[g.0, g.1], &by_hand[1..3], 1e-9, "romberg gradient");
+            assert_all_close(&h[0], &by_hand[3..5], 1e-8, "romberg hessian row 0");
+            assert_all_close(&h[1], &by_hand[4..6], 1e-8, "romberg hessian row 1");
+            let mut b2 = (f64::NAN, f64::NAN);
+            let w = romberg_grad_into(a, b, 0.0, 1.5, 8, (&mut b2.0, &mut b2.1));
+            assert_eq!(w, v);
+            same_bits(&[b2.0, b2.1], &[g.0, g.1], "romberg");
+        }
+        audit(
+            &Items {
+                what: "romberg::romberg",
+                primal: &|x| romberg(x[0], x[1], 0.0, 1.5, 6),
+                grad: &|x| {
+                    let (v, g) = romberg_grad(x[0], x[1], 0.0, 1.5, 6);
+                    (v, vec![g.0, g.1])
+                },
+                vjp: &|x, d| {
+                    let (v, g) = romberg_vjp(x[0], x[1], 0.0, 1.5, 6, d);
+                    (v, vec![g.0, g.1])
+                },
+                jvp: &|x, t| romberg_jvp(x[0], x[1], 0.0, 1.5, 6, (t[0], t[1])),
+                grad_into: &|x| {
+                    let mut b = (f64::NAN, f64::NAN);
+                    let v = romberg_grad_into(x[0], x[1], 0.0, 1.5, 6, (&mut b.0, &mut b.1));
+                    (v, vec![b.0, b.1])
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, hv) = romberg_hvp(x[0], x[1], 0.0, 1.5, 6, (v[0], v[1]));
+                    (f, vec![g.0, g.1], vec![hv.0, hv.1])
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = romberg_hessian(x[0], x[1], 0.0, 1.5, 6);
+                    (f, vec![g.0, g.1], h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+
+    #[test]
+    fn midpoints_in_the_bounds() {
+        // The bounds are active in `midpoints` (no `wrt`): its gradient against differences.
+        for p in points(4641, 4, 10, 0.0, 1.0) {
+            let x = [0.3 + p[0], 2.0 * p[1] - 1.0, -0.5 * p[2], 1.0 + p[3]];
+            let (v, g) = midpoints_grad(x[0], x[1], x[2], x[3], 3);
+            assert_eq!(v, midpoints(x[0], x[1], x[2], x[3], 3));
+            common::assert_fd_gradient(
+                |q| midpoints(q[0], q[1], q[2], q[3], 3),
+                &x,
+                &[g.0, g.1, g.2, g.3],
+                "midpoints",
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (4) Bellman-Ford shortest paths over an edge list `&[(usize, usize)]` with differentiable weights:
+// fixed relaxation passes with `if d[u] + w[e] < d[v]`, an early `break` when nothing changed, a
+// `Vec` of `f64::INFINITY` overwritten in place. The gradient is piecewise: `d[t]` is the sum of the
+// weights on the shortest path to `t`, so its derivative is that path's edge indicator.
+
+mod bellman_ford {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable(wrt(w))]
+    pub fn distances(w: &[f64], edges: &[(usize, usize)], n: usize, source: usize) -> Vec<f64> {
+        let mut d = vec![f64::INFINITY; n];
+        d[source] = 0.0;
+        for _ in 1..n {
+            let mut changed = false;
+            for (e, &(u, v)) in edges.iter().enumerate() {
+                if d[u] + w[e] < d[v] {
+                    d[v] = d[u] + w[e];
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        d
+    }
+
+    /// Squared distances to a few targets.
+    #[differentiable(wrt(w))]
+    pub fn route_cost(w: &[f64], edges: &[(usize, usize)], n: usize, targets: &[usize]) -> f64 {
+        let d = distances(w, edges, n, 0);
+        let mut total = 0.0;
+        for &t in targets {
+            total += d[t].powi(2);
+        }
+        total
+    }
+
+    const EDGES: [(usize, usize); 10] = [
+        (0, 1),
+        (0, 2),
+        (1, 2),
+        (2, 1),
+        (1, 3),
+        (2, 3),
+        (2, 4),
+        (3, 5),
+        (4, 5),
+        (4, 3),
+    ];
+
+    /// Dijkstra with the predecessor edge of each node (the oracle).
+    fn dijkstra(w: &[f64]) -> (Vec<f64>, Vec<Option<usize>>) {
+        let mut d = vec![f64::INFINITY; 6];
+        let mut pred = vec![None; 6];
+        let mut done = [false; 6];
+        d[0] = 0.0;
+        for _ in 0..6 {
+            let u = (0..6)
+                .filter(|&i| !done[i])
+                .min_by(|&a, &b| d[a].partial_cmp(&d[b]).unwrap())
+                .unwrap();
+            done[u] = true;
+            for (e, &(a, b)) in EDGES.iter().enumerate() {
+                if a == u && d[u] + w[e] < d[b] {
+                    d[b] = d[u] + w[e];
+                    pred[b] = Some(e);
+                }
+            }
+        }
+        (d, pred)
+    }
+
+    fn path_indicator(pred: &[Option<usize>], mut t: usize) -> Vec<f64> {
+        let mut ind = vec![0.0; EDGES.len()];
+        while let Some(e) = pred[t] {
+            ind[e] += 1.0;
+            t = EDGES[e].0;
+        }
+        ind
+    }
+
+    #[test]
+    fn distances_by_hand_and_jacobian() {
+        for w in points(4650, 10, 12, 0.3, 2.0) {
+            let d = distances(&w, &EDGES, 6, 0);
+            let (dd, pred) = dijkstra(&w);
+            assert_all_close(&d, &dd, 1e-14, "bellman-ford vs dijkstra");
+            let j = distances_jacobian(&w, &EDGES, 6, 0);
+            assert_eq!((j.len(), j[0].len()), (6, 10));
+            for t in 0..6 {
+                assert_eq!(j[t], path_indicator(&pred, t), "row {t} is the path of {t}");
+            }
+            check_jacobian("distances", &w, &j, |q| distances(q, &EDGES, 6, 0));
+            let c = wave(6, 0.2);
+            let t = wave(10, 0.9);
+            let (v, cj) = distances_vjp(&w, &EDGES, 6, 0, c.clone());
+            let (v2, jt) = distances_jvp(&w, &EDGES, 6, 0, t.clone());
+            assert_eq!(v, d);
+            assert_eq!(v2, d);
+            check_dual("distances", &c, &jt, &cj, &t);
+        }
+    }
+
+    #[test]
+    fn route_cost_by_hand() {
+        let targets = [3, 5, 4];
+        for w in points(4651, 10, 12, 0.3, 2.0) {
+            let (v, g) = route_cost_grad(&w, &EDGES, 6, &targets);
+            let (d, pred) = dijkstra(&w);
+            let mut by_hand = vec![0.0; 10];
+            for &t in &targets {
+                for (e, i) in path_indicator(&pred, t).iter().enumerate() {
+                    by_hand[e] += 2.0 * d[t] * i;
+                }
+            }
+            assert_close(v, d[3].powi(2) + d[5].powi(2) + d[4].powi(2), 1e-13, "cost");
+            assert_all_close(&g, &by_hand, 1e-13, "route_cost gradient by hand");
+            common::assert_fd_gradient(|q| route_cost(q, &EDGES, 6, &targets), &w, &g, "cost");
+            let mut b = vec![f64::NAN; 10];
+            assert_eq!(route_cost_grad_into(&w, &EDGES, 6, &targets, &mut b), v);
+            same_bits(&b, &g, "route_cost");
+            let t = wave(10, 0.5);
+            let (vj, dj) = route_cost_jvp(&w, &EDGES, 6, &targets, t.clone());
+            assert_eq!(vj, v);
+            assert_close(dj, dot(&g, &t), 1e-12, "route_cost jvp");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (5) SPH densities of `N` particles (`&[[f64; 2]; N]`, const generic) with the piecewise cubic-spline
+// kernel (`if q < 1.0 {..} else if q < 2.0 {..} else { 0.0 }`, C² at the joins), the self term apart
+// and `continue` past it, `hypot` for distances, `std::f64::consts::PI`; an equation-of-state energy at
+// `order = 2` in the positions and the smoothing length.
+
+mod sph {
+    use super::*;
+    use autodiff::differentiable;
+    use std::f64::consts::PI;
+
+    #[differentiable]
+    pub fn kernel(r: f64, h: f64) -> f64 {
+        let q = r / h;
+        let sigma = 10.0 / (7.0 * PI * h * h);
+        if q < 1.0 {
+            sigma * (1.0 - 1.5 * q * q + 0.75 * q.powi(3))
+        } else if q < 2.0 {
+            sigma * 0.25 * (2.0 - q).powi(3)
+        } else {
+            0.0
+        }
+    }
+
+    #[differentiable]
+    pub fn densities<const N: usize>(pos: &[[f64; 2]; N], mass: f64, h: f64) -> [f64; N] {
+        let mut rho = [0.0; N];
+        for i in 0..N {
+            rho[i] = mass * kernel(0.0, h);
+            for j in 0..N {
+                if j == i {
+                    continue;
+                }
+                let r = (pos[i][0] - pos[j][0]).hypot(pos[i][1] - pos[j][1]);
+                rho[i] += mass * kernel(r, h);
+            }
+        }
+        rho
+    }
+
+    #[differentiable(wrt(pos, h), order = 2)]
+    pub fn energy<const N: usize>(pos: [[f64; 2]; N], mass: f64, h: f64, rho0: f64) -> f64 {
+        let rho = densities(&pos, mass, h);
+        rho.iter().map(|&r| (r / rho0 - 1.0).powi(2)).sum::<f64>()
+    }
+
+    fn w(r: f64, h: f64) -> f64 {
+        let q = r / h;
+        let s = 10.0 / (7.0 * PI * h * h);
+        s * if q < 1.0 {
+            1.0 - 1.5 * q * q + 0.75 * q * q * q
+        } else if q < 2.0 {
+            (2.0 - q).powi(3) / 4.0
+        } else {
+            0.0
+        }
+    }
+
+    fn reference(pos: &[f64], mass: f64, h: f64) -> Vec<f64> {
+        let n = pos.len() / 2;
+        (0..n)
+            .map(|i| {
+                (0..n)
+                    .map(|j| {
+                        let dx = pos[2 * i] - pos[2 * j];
+                        let dy = pos[2 * i + 1] - pos[2 * j + 1];
+                        mass * w((dx * dx + dy * dy).sqrt(), h)
+                    })
+                    .sum()
+            })
+            .collect()
+    }
+
+    fn cloud(p: &[f64]) -> [[f64; 2]; 5] {
+        let mut out = [[0.0; 2]; 5];
+        for i in 0..5 {
+            out[i] = [1.6 * p[2 * i], 1.6 * p[2 * i + 1]];
+        }
+        out
+    }
+
+    #[test]
+    fn kernel_by_hand() {
+        for p in points(4660, 2, 20, 0.0, 1.0) {
+            let (r, h) = (2.5 * p[0], 0.6 + 0.6 * p[1]);
+            let q = r / h;
+            let s = 10.0 / (7.0 * PI * h * h);
+            let dq = if q < 1.0 {
+                -3.0 * q + 2.25 * q * q
+            } else if q < 2.0 {
+                -0.75 * (2.0 - q).powi(2)
+            } else {
+                0.0
+            };
+            let (v, g) = kernel_grad(r, h);
+            assert_close(v, w(r, h), 1e-15, "kernel value");
+            assert_close(g.0, s * dq / h, 1e-13, "dW/dr by hand");
+            // W = h^-2 f(r / h): dW/dh = -2 W / h - r/h² · f'.
+            assert_close(g.1, -2.0 * v / h - s * dq * r / (h * h), 1e-13, "dW/dh by hand");
+        }
+    }
+
+    #[test]
+    fn densities_jacobian_and_duality() {
+        for p in points(4661, 12, 10, 0.0, 1.0) {
+            let pos = cloud(&p);
+            let (mass, h) = (0.5 + p[10], 0.7 + 0.5 * p[11]);
+            let flat: Vec<f64> = pos.iter().flatten().copied().collect();
+            let rho = densities(&pos, mass, h);
+            assert_all_close(&rho, &reference(&flat, mass, h), 1e-13, "densities");
+            let j = densities_jacobian(&pos, mass, h);
+            assert_eq!((j.len(), j[0].len()), (5, 12));
+            let mut x = flat.clone();
+            x.extend([mass, h]);
+            check_jacobian("densities", &x, &j, |q| reference(&q[..10], q[10], q[11]));
+            let c = wave(5, 0.3);
+            let t = wave(12, 1.3);
+            let (v, cj) = densities_vjp(&pos, mass, h, arr(&c));
+            let tp = cloud(&t.iter().map(|v| v / 1.6).collect::<Vec<f64>>());
+            let (v2, jt) = densities_jvp(&pos, mass, h, (tp, t[10], t[11]));
+            assert_eq!(v, rho);
+            assert_eq!(v2, rho);
+            let mut cjf: Vec<f64> = cj.0.iter().flatten().copied().collect();
+            cjf.extend([cj.1, cj.2]);
+            check_dual("densities", &c, &jt, &cjf, &t);
+        }
+    }
+
+    #[test]
+    fn energy_at_order_2() {
+        let pts: Vec<Vec<f64>> = points(4662, 11, 10, 0.0, 1.0)
+            .iter()
+            .map(|p| {
+                let mut x: Vec<f64> = p[..10].iter().map(|v| 1.6 * v).collect();
+                x.push(0.7 + 0.5 * p[10]);
+                x
+            })
+            .collect();
+        let split = |x: &[f64]| (cloud(&x[..10].iter().map(|v| v / 1.6).collect::<Vec<_>>()), x[10]);
+        let flat = |g: &([[f64; 2]; 5], f64)| {
+            let mut v: Vec<f64> = g.0.iter().flatten().copied().collect();
+            v.push(g.1);
+            v
+        };
+        for x in &pts {
+            let (pos, h) = split(x);
+            let (v, g) = energy_grad(pos, 0.8, h, 0.6);
+            let mut b = ([[f64::NAN; 2]; 5], f64::NAN);
+            assert_eq!(energy_grad_into(pos, 0.8, h, 0.6, (&mut b.0, &mut b.1)), v);
+            same_bits(&flat(&b), &flat(&g), "energy");
+        }
+        audit(
+            &Items {
+                what: "sph::energy",
+                primal: &|x| {
+                    let (pos, h) = split(x);
+                    energy(pos, 0.8, h, 0.6)
+                },
+                grad: &|x| {
+                    let (pos, h) = split(x);
+                    let (v, g) = energy_grad(pos, 0.8, h, 0.6);
+                    (v, flat(&g))
+                },
+                vjp: &|x, d| {
+                    let (pos, h) = split(x);
+                    let (v, g) = energy_vjp(pos, 0.8, h, 0.6, d);
+                    (v, flat(&g))
+                },
+                jvp: &|x, t| {
+                    let (pos, h) = split(x);
+                    let (tp, th) = split(t);
+                    energy_jvp(pos, 0.8, h, 0.6, (tp, th))
+                },
+                grad_into: &|x| {
+                    let (pos, h) = split(x);
+                    let mut b = ([[f64::NAN; 2]; 5], f64::NAN);
+                    let v = energy_grad_into(pos, 0.8, h, 0.6, (&mut b.0, &mut b.1));
+                    (v, flat(&b))
+                },
+                hvp: Some(&|x, v| {
+                    let (pos, h) = split(x);
+                    let (vp, vh) = split(v);
+                    let (f, g, hv) = energy_hvp(pos, 0.8, h, 0.6, (vp, vh));
+                    (f, flat(&g), flat(&hv))
+                }),
+                hessian: Some(&|x| {
+                    let (pos, h) = split(x);
+                    let (f, g, hs) = energy_hessian(pos, 0.8, h, 0.6);
+                    (f, flat(&g), hs)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
