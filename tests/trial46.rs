@@ -866,3 +866,355 @@ mod sph {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (6) Bilinear image warping: a sample at real coordinates with the borders clamped (`clamp`), the
+// cell found by `floor` cast to an index, neighbours by `min`; a rotation about the centre plus a
+// shift (`[f64; 2]`) resampling into an output slice (its `_jacobian` over image, angle and shift);
+// the sum of squared differences to a template in the pose alone (`wrt`).
+
+mod warp {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn sample(img: &[Vec<f64>], x: f64, y: f64) -> f64 {
+        let rows = img.len();
+        let cols = img[0].len();
+        let xc = x.clamp(0.0, (cols - 1) as f64);
+        let yc = y.clamp(0.0, (rows - 1) as f64);
+        let x0 = xc.floor() as usize;
+        let y0 = yc.floor() as usize;
+        let x1 = (x0 + 1).min(cols - 1);
+        let y1 = (y0 + 1).min(rows - 1);
+        let fx = xc - x0 as f64;
+        let fy = yc - y0 as f64;
+        let top = img[y0][x0] * (1.0 - fx) + img[y0][x1] * fx;
+        let bottom = img[y1][x0] * (1.0 - fx) + img[y1][x1] * fx;
+        top * (1.0 - fy) + bottom * fy
+    }
+
+    #[differentiable]
+    pub fn warp(img: &[Vec<f64>], theta: f64, shift: [f64; 2], out: &mut [f64]) {
+        let rows = img.len();
+        let cols = img[0].len();
+        let (s, c) = (theta.sin(), theta.cos());
+        let cx = 0.5 * (cols - 1) as f64;
+        let cy = 0.5 * (rows - 1) as f64;
+        for i in 0..rows {
+            for j in 0..cols {
+                let dx = j as f64 - cx;
+                let dy = i as f64 - cy;
+                let x = c * dx - s * dy + cx + shift[0];
+                let y = s * dx + c * dy + cy + shift[1];
+                out[i * cols + j] = sample(img, x, y);
+            }
+        }
+    }
+
+    #[differentiable(wrt(theta, shift))]
+    pub fn ssd(img: &[Vec<f64>], template: &[f64], theta: f64, shift: [f64; 2]) -> f64 {
+        let mut out = vec![0.0; template.len()];
+        warp(img, theta, shift, &mut out);
+        out.iter()
+            .zip(template)
+            .map(|(a, b)| (a - b).powi(2))
+            .sum::<f64>()
+    }
+
+    fn image(seed: u64) -> Vec<Vec<f64>> {
+        common::Inputs(seed).rows(4, 5)
+    }
+
+    #[test]
+    fn sample_on_a_linear_image() {
+        // Bilinear interpolation reproduces a linear image: gradient (beta, alpha) inside, 0 outside.
+        let img: Vec<Vec<f64>> = (0..4)
+            .map(|i| (0..5).map(|j| 0.3 * i as f64 - 0.7 * j as f64 + 0.2).collect())
+            .collect();
+        for p in points(4670, 2, 20, -1.0, 5.0) {
+            let (x, y) = (p[0], p[1] * 0.8);
+            let (v, g) = sample_grad(&img, x, y);
+            let xc = x.clamp(0.0, 4.0);
+            let yc = y.clamp(0.0, 3.0);
+            assert_close(v, 0.3 * yc - 0.7 * xc + 0.2, 1e-14, "linear image value");
+            let inside_x = (0.0..4.0).contains(&x);
+            let inside_y = (0.0..3.0).contains(&y);
+            assert_close(g.1, if inside_x { -0.7 } else { 0.0 }, 1e-14, "d/dx");
+            assert_close(g.2, if inside_y { 0.3 } else { 0.0 }, 1e-14, "d/dy");
+        }
+    }
+
+    #[test]
+    fn warp_jacobian_and_duality() {
+        for (k, p) in points(4671, 3, 10, -1.0, 1.0).iter().enumerate() {
+            let img = image(4672 + k as u64);
+            let (theta, shift) = (0.4 * p[0], [0.7 * p[1], 0.5 * p[2]]);
+            let mut out = vec![0.0; 20];
+            let j = warp_jacobian(&img, theta, shift, &mut out);
+            assert_eq!((j.len(), j[0].len()), (20, 23));
+            let mut x: Vec<f64> = img.iter().flatten().copied().collect();
+            x.extend([theta, shift[0], shift[1]]);
+            check_jacobian("warp", &x, &j, |q| {
+                let m = common::contract::rows(&q[..20], 5);
+                let mut o = vec![0.0; 20];
+                warp(&m, q[20], [q[21], q[22]], &mut o);
+                o
+            });
+            let c = wave(20, 0.1);
+            let t = wave(23, 0.6);
+            let mut o1 = vec![0.0; 20];
+            let cj = warp_vjp(&img, theta, shift, &mut o1, &c);
+            let mut o2 = vec![0.0; 20];
+            let mut jt = vec![f64::NAN; 20];
+            warp_jvp(
+                &img,
+                theta,
+                shift,
+                &mut o2,
+                (common::contract::rows(&t[..20], 5), t[20], [t[21], t[22]]),
+                &mut jt,
+            );
+            assert_eq!(o1, out);
+            assert_eq!(o2, out);
+            let mut cjf: Vec<f64> = cj.0.iter().flatten().copied().collect();
+            cjf.extend([cj.1, cj.2[0], cj.2[1]]);
+            check_dual("warp", &c, &jt, &cjf, &t);
+        }
+    }
+
+    #[test]
+    fn ssd_in_the_pose() {
+        let img = image(4673);
+        let template = wave(20, 0.0);
+        for p in points(4674, 3, 12, -1.0, 1.0) {
+            let (theta, shift) = (0.4 * p[0], [0.7 * p[1], 0.5 * p[2]]);
+            let (v, g) = ssd_grad(&img, &template, theta, shift);
+            let mut b = (f64::NAN, [f64::NAN; 2]);
+            assert_eq!(ssd_grad_into(&img, &template, theta, shift, (&mut b.0, &mut b.1)), v);
+            same_bits(&[b.0, b.1[0], b.1[1]], &[g.0, g.1[0], g.1[1]], "ssd");
+            common::assert_fd_gradient(
+                |q| ssd(&img, &template, q[0], [q[1], q[2]]),
+                &[theta, shift[0], shift[1]],
+                &[g.0, g.1[0], g.1[1]],
+                "ssd",
+            );
+            let (vv, gv) = ssd_vjp(&img, &template, theta, shift, -2.0);
+            assert_eq!(vv, v);
+            assert_all_close(
+                &[gv.0, gv.1[0], gv.1[1]],
+                &[-2.0 * g.0, -2.0 * g.1[0], -2.0 * g.1[1]],
+                1e-14,
+                "ssd vjp",
+            );
+            let (vj, dj) = ssd_jvp(&img, &template, theta, shift, (0.3, [-0.5, 0.8]));
+            assert_eq!(vj, v);
+            assert_close(dj, 0.3 * g.0 - 0.5 * g.1[0] + 0.8 * g.1[1], 1e-12, "ssd jvp");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (7) 2-D linear finite elements on triangles: an element's stiffness into a `&mut [f64; 9]` output
+// (its area returned), assembly scatter-adding into a global flat `Vec` through index triples
+// (`&[(usize, usize, usize)]`, `for &(i0, i1, i2) in tris`), the energy `uᵀKu/2 - fᵀu` at `order = 2` in the nodal values
+// and the node coordinates. By hand: the gradient in `u` is `Ku - f` and that block of the Hessian `K`.
+
+mod fem2d {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn element(x: [f64; 3], y: [f64; 3], kappa: f64, ke: &mut [f64; 9]) -> f64 {
+        let area2 = (x[1] - x[0]) * (y[2] - y[0]) - (x[2] - x[0]) * (y[1] - y[0]);
+        let b = [y[1] - y[2], y[2] - y[0], y[0] - y[1]];
+        let c = [x[2] - x[1], x[0] - x[2], x[1] - x[0]];
+        for i in 0..3 {
+            for j in 0..3 {
+                ke[3 * i + j] = kappa * (b[i] * b[j] + c[i] * c[j]) / (2.0 * area2);
+            }
+        }
+        0.5 * area2
+    }
+
+    #[differentiable]
+    pub fn assemble(coords: &[f64], tris: &[(usize, usize, usize)], kappa: f64, k: &mut [f64]) {
+        let n = coords.len() / 2;
+        for i in 0..k.len() {
+            k[i] = 0.0;
+        }
+        for &(i0, i1, i2) in tris {
+            let tri = [i0, i1, i2];
+            let x = [coords[2 * tri[0]], coords[2 * tri[1]], coords[2 * tri[2]]];
+            let y = [
+                coords[2 * tri[0] + 1],
+                coords[2 * tri[1] + 1],
+                coords[2 * tri[2] + 1],
+            ];
+            let mut ke = [0.0; 9];
+            let _area = element(x, y, kappa, &mut ke);
+            for a in 0..3 {
+                for b in 0..3 {
+                    k[tri[a] * n + tri[b]] += ke[3 * a + b];
+                }
+            }
+        }
+    }
+
+    #[differentiable(wrt(u, coords), order = 2)]
+    pub fn energy(u: &[f64], coords: &[f64], tris: &[(usize, usize, usize)], kappa: f64, f: &[f64]) -> f64 {
+        let n = u.len();
+        let mut k = vec![0.0; n * n];
+        assemble(coords, tris, kappa, &mut k);
+        let mut e = 0.0;
+        for i in 0..n {
+            let ku = k[i * n..(i + 1) * n]
+                .iter()
+                .zip(u)
+                .map(|(a, b)| a * b)
+                .sum::<f64>();
+            e += 0.5 * u[i] * ku - f[i] * u[i];
+        }
+        e
+    }
+
+    const TRIS: [(usize, usize, usize); 4] = [(0, 1, 4), (1, 2, 4), (2, 3, 4), (3, 0, 4)];
+    const SQUARE: [f64; 10] = [0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 0.5, 0.5];
+
+    fn mesh(p: &[f64]) -> Vec<f64> {
+        SQUARE.iter().zip(p).map(|(c, q)| c + 0.15 * q).collect()
+    }
+
+    #[test]
+    fn element_by_hand_and_duality() {
+        let mut ke = [f64::NAN; 9];
+        let area = element([0.0, 1.0, 0.0], [0.0, 0.0, 1.0], 2.0, &mut ke);
+        assert_eq!(area, 0.5);
+        let by_hand = [2.0, -1.0, -1.0, -1.0, 1.0, 0.0, -1.0, 0.0, 1.0];
+        assert_all_close(&ke, &by_hand, 1e-15, "the right triangle's stiffness");
+        for p in points(4680, 7, 10, -1.0, 1.0) {
+            let (x, y) = ([0.1 * p[0], 1.0 + 0.1 * p[1], 0.2 * p[2]], [0.1 * p[3], 0.1 * p[4], 1.0 + 0.1 * p[5]]);
+            let kappa = 1.5 + p[6];
+            let mut ke = [0.0; 9];
+            let area = element(x, y, kappa, &mut ke);
+            for row in ke.chunks_exact(3) {
+                assert!(row.iter().sum::<f64>().abs() < 1e-14, "rows sum to zero");
+            }
+            let c = wave(9, 0.2);
+            let t = wave(7, 0.8);
+            let mut o1 = [0.0; 9];
+            let (v1, cj) = element_vjp(x, y, kappa, &mut o1, 0.6, &arr(&c));
+            let mut o2 = [0.0; 9];
+            let mut jt = [f64::NAN; 9];
+            let (v2, dv) = element_jvp(
+                x,
+                y,
+                kappa,
+                &mut o2,
+                ([t[0], t[1], t[2]], [t[3], t[4], t[5]], t[6]),
+                &mut jt,
+            );
+            assert_eq!((v1, v2, o1, o2), (area, area, ke, ke));
+            let mut cc = vec![0.6];
+            cc.extend(&c);
+            let mut jtt = vec![dv];
+            jtt.extend(&jt);
+            let mut cjf = cj.0.to_vec();
+            cjf.extend(cj.1);
+            cjf.push(cj.2);
+            check_dual("element", &cc, &jtt, &cjf, &t);
+        }
+    }
+
+    #[test]
+    fn assemble_jacobian_against_differences() {
+        for p in points(4681, 11, 6, -1.0, 1.0) {
+            let coords = mesh(&p);
+            let mut k = vec![f64::NAN; 25];
+            let j = assemble_jacobian(&coords, &TRIS, 1.0 + 0.3 * p[10], &mut k);
+            assert_eq!((j.len(), j[0].len()), (25, 11));
+            let mut x = coords.clone();
+            x.push(1.0 + 0.3 * p[10]);
+            check_jacobian("assemble", &x, &j, |q| {
+                let mut k = vec![0.0; 25];
+                assemble(&q[..10], &TRIS, q[10], &mut k);
+                k
+            });
+            // Symmetric, rows summing to zero.
+            for a in 0..5 {
+                assert!(k[5 * a..5 * a + 5].iter().sum::<f64>().abs() < 1e-13);
+                for b in 0..5 {
+                    assert_close(k[5 * a + b], k[5 * b + a], 1e-15, "K symmetric");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn energy_at_order_2() {
+        let f = [0.3, -0.2, 0.5, 0.1, -0.4];
+        let pts: Vec<Vec<f64>> = points(4682, 15, 10, -1.0, 1.0)
+            .iter()
+            .map(|p| {
+                let mut x = p[..5].to_vec();
+                x.extend(mesh(&p[5..]));
+                x
+            })
+            .collect();
+        for x in &pts {
+            let (u, coords) = (&x[..5], &x[5..]);
+            let mut k = vec![0.0; 25];
+            assemble(coords, &TRIS, 1.3, &mut k);
+            let (v, g, h) = energy_hessian(u, coords, &TRIS, 1.3, &f);
+            let ku: Vec<f64> = (0..5).map(|i| dot(&k[5 * i..5 * i + 5], u)).collect();
+            assert_close(v, 0.5 * dot(u, &ku) - dot(&f, u), 1e-13, "energy value");
+            let residual: Vec<f64> = (0..5).map(|i| ku[i] - f[i]).collect();
+            assert_all_close(&g.0, &residual, 1e-13, "dE/du = Ku - f");
+            for i in 0..5 {
+                assert_all_close(&h[i][..5], &k[5 * i..5 * i + 5], 1e-13, "Huu = K");
+            }
+            let mut b = (vec![f64::NAN; 5], vec![f64::NAN; 10]);
+            assert_eq!(energy_grad_into(u, coords, &TRIS, 1.3, &f, (&mut b.0, &mut b.1)), v);
+            same_bits(&[b.0, b.1].concat(), &[g.0.clone(), g.1.clone()].concat(), "energy");
+        }
+        audit(
+            &Items {
+                what: "fem2d::energy",
+                primal: &|x| energy(&x[..5], &x[5..], &TRIS, 1.3, &f),
+                grad: &|x| {
+                    let (v, g) = energy_grad(&x[..5], &x[5..], &TRIS, 1.3, &f);
+                    (v, [g.0, g.1].concat())
+                },
+                vjp: &|x, d| {
+                    let (v, g) = energy_vjp(&x[..5], &x[5..], &TRIS, 1.3, &f, d);
+                    (v, [g.0, g.1].concat())
+                },
+                jvp: &|x, t| {
+                    energy_jvp(&x[..5], &x[5..], &TRIS, 1.3, &f, (t[..5].to_vec(), t[5..].to_vec()))
+                },
+                grad_into: &|x| {
+                    let mut b = (vec![f64::NAN; 5], vec![f64::NAN; 10]);
+                    let v = energy_grad_into(&x[..5], &x[5..], &TRIS, 1.3, &f, (&mut b.0, &mut b.1));
+                    (v, [b.0, b.1].concat())
+                },
+                hvp: Some(&|x, v| {
+                    let (e, g, hv) = energy_hvp(
+                        &x[..5],
+                        &x[5..],
+                        &TRIS,
+                        1.3,
+                        &f,
+                        (v[..5].to_vec(), v[5..].to_vec()),
+                    );
+                    (e, [g.0, g.1].concat(), [hv.0, hv.1].concat())
+                }),
+                hessian: Some(&|x| {
+                    let (e, g, h) = energy_hessian(&x[..5], &x[5..], &TRIS, 1.3, &f);
+                    (e, [g.0, g.1].concat(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
