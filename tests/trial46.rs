@@ -1218,3 +1218,474 @@ mod fem2d {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (8) An InfoNCE contrastive loss over embeddings `&[Vec<f64>]` with a temperature: cosine similarity
+// by iterator chains (a norm floored by `max(f64::EPSILON)`), a log-sum-exp shifted by its `fold`ed
+// maximum, a logits `Vec` overwritten for each anchor, at `order = 2` in both embeddings and `tau`.
+// The derivative in `tau` by hand: `sum_i (s_ii - sum_j p_ij s_ij) / (n tau²)`.
+
+mod infonce {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn cosine(a: &[f64], b: &[f64]) -> f64 {
+        let dot = a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+        let na = a.iter().map(|x| x * x).sum::<f64>().sqrt();
+        let nb = b.iter().map(|x| x * x).sum::<f64>().sqrt();
+        dot / (na * nb).max(f64::EPSILON)
+    }
+
+    #[differentiable]
+    pub fn log_sum_exp(z: &[f64]) -> f64 {
+        let m = z.iter().fold(f64::NEG_INFINITY, |acc, &v| acc.max(v));
+        m + z.iter().map(|v| (v - m).exp()).sum::<f64>().ln()
+    }
+
+    #[differentiable(wrt(anchors, positives, tau), order = 2)]
+    pub fn info_nce(anchors: &[Vec<f64>], positives: &[Vec<f64>], tau: f64) -> f64 {
+        let n = anchors.len();
+        let mut logits = vec![0.0; n];
+        let mut loss = 0.0;
+        for i in 0..n {
+            for j in 0..n {
+                logits[j] = cosine(&anchors[i], &positives[j]) / tau;
+            }
+            loss += log_sum_exp(&logits) - logits[i];
+        }
+        loss / n as f64
+    }
+
+    fn sims(a: &[Vec<f64>], p: &[Vec<f64>]) -> Vec<Vec<f64>> {
+        let norm = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        a.iter()
+            .map(|u| p.iter().map(|v| dot(u, v) / (norm(u) * norm(v))).collect())
+            .collect()
+    }
+
+    fn reference(a: &[Vec<f64>], p: &[Vec<f64>], tau: f64) -> (f64, f64) {
+        let s = sims(a, p);
+        let n = a.len();
+        let (mut loss, mut dtau) = (0.0, 0.0);
+        for i in 0..n {
+            let z: f64 = s[i].iter().map(|v| (v / tau).exp()).sum();
+            loss += z.ln() - s[i][i] / tau;
+            let expected: f64 = s[i].iter().map(|v| (v / tau).exp() / z * v).sum();
+            dtau += (s[i][i] - expected) / (tau * tau);
+        }
+        (loss / n as f64, dtau / n as f64)
+    }
+
+    fn split(x: &[f64]) -> (Vec<Vec<f64>>, Vec<Vec<f64>>, f64) {
+        (
+            common::contract::rows(&x[..9], 3),
+            common::contract::rows(&x[9..18], 3),
+            x[18],
+        )
+    }
+
+    fn flat(g: &(Vec<Vec<f64>>, Vec<Vec<f64>>, f64)) -> Vec<f64> {
+        let mut v: Vec<f64> = g.0.iter().chain(&g.1).flatten().copied().collect();
+        v.push(g.2);
+        v
+    }
+
+    #[test]
+    fn lse_and_cosine_by_hand() {
+        for p in points(4690, 6, 12, -2.0, 2.0) {
+            let (v, g) = log_sum_exp_grad(&p[..4]);
+            let z: f64 = p[..4].iter().map(|v| v.exp()).sum();
+            assert_close(v, z.ln(), 1e-14, "lse");
+            let soft: Vec<f64> = p[..4].iter().map(|v| v.exp() / z).collect();
+            assert_all_close(&g, &soft, 1e-14, "lse gradient is the softmax");
+            let (c, (ga, gb)) = cosine_grad(&p[..3], &p[3..]);
+            let (a, b) = (&p[..3], &p[3..]);
+            let (na, nb) = (dot(a, a).sqrt(), dot(b, b).sqrt());
+            let by_hand: Vec<f64> = (0..3).map(|k| b[k] / (na * nb) - c * a[k] / (na * na)).collect();
+            assert_all_close(&ga, &by_hand, 1e-13, "d cos / da");
+            let by_hand: Vec<f64> = (0..3).map(|k| a[k] / (na * nb) - c * b[k] / (nb * nb)).collect();
+            assert_all_close(&gb, &by_hand, 1e-13, "d cos / db");
+        }
+    }
+
+    #[test]
+    fn info_nce_at_order_2() {
+        let pts: Vec<Vec<f64>> = points(4691, 19, 10, -1.0, 1.0)
+            .into_iter()
+            .map(|mut p| {
+                p[18] = 0.3 + 0.4 * (p[18] + 1.0);
+                p
+            })
+            .collect();
+        for x in &pts {
+            let (a, p, tau) = split(x);
+            let (v, g) = info_nce_grad(&a, &p, tau);
+            let (r, dtau) = reference(&a, &p, tau);
+            assert_close(v, r, 1e-13, "info_nce value");
+            assert_close(g.2, dtau, 1e-12, "d loss / d tau by hand");
+            let mut b = (vec![vec![f64::NAN; 3]; 3], vec![vec![f64::NAN; 3]; 3], f64::NAN);
+            assert_eq!(info_nce_grad_into(&a, &p, tau, (&mut b.0, &mut b.1, &mut b.2)), v);
+            same_bits(&flat(&b), &flat(&g), "info_nce");
+        }
+        audit(
+            &Items {
+                what: "infonce::info_nce",
+                primal: &|x| {
+                    let (a, p, tau) = split(x);
+                    info_nce(&a, &p, tau)
+                },
+                grad: &|x| {
+                    let (a, p, tau) = split(x);
+                    let (v, g) = info_nce_grad(&a, &p, tau);
+                    (v, flat(&g))
+                },
+                vjp: &|x, d| {
+                    let (a, p, tau) = split(x);
+                    let (v, g) = info_nce_vjp(&a, &p, tau, d);
+                    (v, flat(&g))
+                },
+                jvp: &|x, t| {
+                    let (a, p, tau) = split(x);
+                    info_nce_jvp(&a, &p, tau, split(t))
+                },
+                grad_into: &|x| {
+                    let (a, p, tau) = split(x);
+                    let mut b = (vec![vec![f64::NAN; 3]; 3], vec![vec![f64::NAN; 3]; 3], f64::NAN);
+                    let v = info_nce_grad_into(&a, &p, tau, (&mut b.0, &mut b.1, &mut b.2));
+                    (v, flat(&b))
+                },
+                hvp: Some(&|x, v| {
+                    let (a, p, tau) = split(x);
+                    let (f, g, hv) = info_nce_hvp(&a, &p, tau, split(v));
+                    (f, flat(&g), flat(&hv))
+                }),
+                hessian: Some(&|x| {
+                    let (a, p, tau) = split(x);
+                    let (f, g, h) = info_nce_hessian(&a, &p, tau);
+                    (f, flat(&g), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (9) A linear-chain CRF as a `Differentiable` struct (flat transition and emission weights, start
+// scores, a `#[no_grad]` state count): methods `unary`, `score`, `log_partition` (the forward algorithm,
+// `alpha` overwritten through a `next` buffer, log-sum-exp by `super::infonce`) and `nll` calling one
+// another at `order = 2`. By brute force over all tag sequences: `log Z`, and its gradient, the expected
+// feature counts.
+
+mod crf {
+    use super::*;
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Crf {
+        pub trans: Vec<f64>,
+        pub emit: Vec<f64>,
+        pub start: Vec<f64>,
+        #[no_grad]
+        pub states: usize,
+    }
+
+    impl Crf {
+        #[differentiable(wrt(self), order = 2)]
+        pub fn unary(&self, x: &[f64], s: usize) -> f64 {
+            let f = x.len();
+            let mut acc = 0.0;
+            for k in 0..f {
+                acc += self.emit[s * f + k] * x[k];
+            }
+            acc
+        }
+
+        #[differentiable(wrt(self), order = 2)]
+        pub fn score(&self, xs: &[Vec<f64>], tags: &[usize]) -> f64 {
+            let s = self.states;
+            let mut total = self.start[tags[0]] + self.unary(&xs[0], tags[0]);
+            for t in 1..xs.len() {
+                total += self.trans[tags[t - 1] * s + tags[t]] + self.unary(&xs[t], tags[t]);
+            }
+            total
+        }
+
+        #[differentiable(wrt(self), order = 2)]
+        pub fn log_partition(&self, xs: &[Vec<f64>]) -> f64 {
+            let s = self.states;
+            let mut alpha = vec![0.0; s];
+            for j in 0..s {
+                alpha[j] = self.start[j] + self.unary(&xs[0], j);
+            }
+            let mut next = vec![0.0; s];
+            let mut terms = vec![0.0; s];
+            for t in 1..xs.len() {
+                for j in 0..s {
+                    for i in 0..s {
+                        terms[i] = alpha[i] + self.trans[i * s + j];
+                    }
+                    next[j] = super::infonce::log_sum_exp(&terms) + self.unary(&xs[t], j);
+                }
+                for j in 0..s {
+                    alpha[j] = next[j];
+                }
+            }
+            super::infonce::log_sum_exp(&alpha)
+        }
+
+        #[differentiable(wrt(self), order = 2)]
+        pub fn nll(&self, xs: &[Vec<f64>], tags: &[usize]) -> f64 {
+            self.log_partition(xs) - self.score(xs, tags)
+        }
+    }
+
+    const S: usize = 3;
+    const F: usize = 2;
+    const T: usize = 4;
+
+    fn model(p: &[f64]) -> Crf {
+        Crf {
+            trans: p[..9].to_vec(),
+            emit: p[9..15].to_vec(),
+            start: p[15..18].to_vec(),
+            states: S,
+        }
+    }
+
+    fn sequences() -> Vec<Vec<usize>> {
+        (0..S.pow(T as u32))
+            .map(|mut code| {
+                (0..T)
+                    .map(|_| {
+                        let s = code % S;
+                        code /= S;
+                        s
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The score of `tags` and its feature counts in the flat order of the model.
+    fn features(xs: &[Vec<f64>], tags: &[usize]) -> Vec<f64> {
+        let mut phi = vec![0.0; 18];
+        phi[15 + tags[0]] += 1.0;
+        for t in 0..T {
+            if t > 0 {
+                phi[tags[t - 1] * S + tags[t]] += 1.0;
+            }
+            for k in 0..F {
+                phi[9 + tags[t] * F + k] += xs[t][k];
+            }
+        }
+        phi
+    }
+
+    fn xs() -> Vec<Vec<f64>> {
+        common::Inputs(4700).rows(T, F)
+    }
+
+    #[test]
+    fn log_partition_by_brute_force() {
+        let xs = xs();
+        for p in points(4701, 18, 10, -1.0, 1.0) {
+            let m = model(&p);
+            let paths = sequences();
+            let scores: Vec<f64> = paths.iter().map(|tags| dot(&features(&xs, tags), &p)).collect();
+            for (tags, s) in paths.iter().zip(&scores).step_by(7) {
+                assert_close(m.score(&xs, tags), *s, 1e-13, "score");
+            }
+            let z: f64 = scores.iter().map(|s| s.exp()).sum();
+            let (v, g) = m.log_partition_grad(&xs);
+            assert_close(v, z.ln(), 1e-13, "log Z by brute force");
+            let mut expected = vec![0.0; 18];
+            for (tags, s) in paths.iter().zip(&scores) {
+                for (e, f) in expected.iter_mut().zip(features(&xs, tags)) {
+                    *e += (s.exp() / z) * f;
+                }
+            }
+            assert_all_close(&g.to_flat(), &expected, 1e-12, "expected feature counts");
+            assert_eq!(g.states, S, "the no_grad field is copied");
+        }
+    }
+
+    #[test]
+    fn nll_at_order_2() {
+        let xs = xs();
+        let tags = [0, 2, 2, 1];
+        let pts = points(4702, 18, 8, -1.0, 1.0);
+        for p in &pts {
+            let m = model(p);
+            let (v, g) = m.nll_grad(&xs, &tags);
+            let mut b = m.zero_like();
+            b.trans[0] = f64::NAN;
+            assert_eq!(m.nll_grad_into(&xs, &tags, &mut b), v);
+            same_bits(&b.to_flat(), &g.to_flat(), "nll");
+            // The gradient is E[phi] - phi(tags): its entries over transitions sum to zero.
+            assert!(g.trans.iter().sum::<f64>().abs() < 1e-12);
+        }
+        audit(
+            &Items {
+                what: "crf::nll",
+                primal: &|x| model(x).nll(&xs, &tags),
+                grad: &|x| {
+                    let (v, g) = model(x).nll_grad(&xs, &tags);
+                    (v, g.to_flat())
+                },
+                vjp: &|x, d| {
+                    let (v, g) = model(x).nll_vjp(&xs, &tags, d);
+                    (v, g.to_flat())
+                },
+                jvp: &|x, t| model(x).nll_jvp(&xs, &tags, model(t)),
+                grad_into: &|x| {
+                    let m = model(x);
+                    let mut b = m.zero_like();
+                    let v = m.nll_grad_into(&xs, &tags, &mut b);
+                    (v, b.to_flat())
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, hv) = model(x).nll_hvp(&xs, &tags, model(v));
+                    (f, g.to_flat(), hv.to_flat())
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = model(x).nll_hessian(&xs, &tags);
+                    (f, g.to_flat(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (10) A Gauss-Hermite expectation `E[softplus(mu + sigma Z)]` of a `#[custom_gradient]` softplus
+// (whose closure captures the sigmoid), over `const` node and weight arrays indexed in a loop, at
+// `order = 3` in `mu` (`_derivatives` against the quadrature of sigmoid and its derivatives by hand)
+// and at `order = 2` in both through a caller.
+
+mod gauss_hermite {
+    use super::*;
+    use autodiff::{custom_gradient, differentiable};
+    use std::f64::consts::{PI, SQRT_2};
+
+    const NODES: [f64; 5] = [
+        -2.020_182_870_456_085_6,
+        -0.958_572_464_613_818_5,
+        0.0,
+        0.958_572_464_613_818_5,
+        2.020_182_870_456_085_6,
+    ];
+    const WEIGHTS: [f64; 5] = [
+        0.019_953_242_059_045_9,
+        0.393_619_323_152_241_2,
+        0.945_308_720_482_941_9,
+        0.393_619_323_152_241_2,
+        0.019_953_242_059_045_9,
+    ];
+
+    #[custom_gradient]
+    pub fn softplus(x: f64) -> (f64, impl Fn(f64) -> f64) {
+        let s = 1.0 / (1.0 + (-x).exp());
+        (x.max(0.0) + (-x.abs()).exp().ln_1p(), move |dy| dy * s)
+    }
+
+    #[differentiable(wrt(mu), order = 3)]
+    pub fn expected(mu: f64, sigma: f64) -> f64 {
+        let mut total = 0.0;
+        for k in 0..5 {
+            total += WEIGHTS[k] * softplus(mu + SQRT_2 * sigma * NODES[k]);
+        }
+        total / PI.sqrt()
+    }
+
+    /// An expected loss with a penalty on the spread, in both parameters.
+    #[differentiable(order = 2)]
+    pub fn objective(mu: f64, log_sigma: f64) -> f64 {
+        let sigma = log_sigma.exp();
+        expected(mu, sigma) - 0.5 * log_sigma + 0.1 * mu * mu
+    }
+
+    fn quad(f: impl Fn(f64) -> f64, mu: f64, sigma: f64) -> f64 {
+        (0..5)
+            .map(|k| WEIGHTS[k] * f(mu + SQRT_2 * sigma * NODES[k]))
+            .sum::<f64>()
+            / PI.sqrt()
+    }
+
+    #[test]
+    fn derivatives_in_mu_by_hand() {
+        for p in points(4710, 2, 12, 0.0, 1.0) {
+            let (mu, sigma) = (-2.0 + 4.0 * p[0], 0.2 + 1.5 * p[1]);
+            let sig = |x: f64| 1.0 / (1.0 + (-x).exp());
+            let by_hand = [
+                quad(|x| (1.0 + x.exp()).ln(), mu, sigma),
+                quad(sig, mu, sigma),
+                quad(|x| sig(x) * (1.0 - sig(x)), mu, sigma),
+                quad(|x| sig(x) * (1.0 - sig(x)) * (1.0 - 2.0 * sig(x)), mu, sigma),
+            ];
+            let d = expected_derivatives(mu, sigma);
+            assert_all_close(&d, &by_hand, 1e-12, "expected_derivatives");
+            let (v, g) = expected_grad(mu, sigma);
+            assert_eq!(v, expected(mu, sigma));
+            assert_close(g, by_hand[1], 1e-13, "expected_grad");
+            let mut b = f64::NAN;
+            assert_eq!(expected_grad_into(mu, sigma, &mut b), v);
+            same_bits(&[b], &[g], "expected");
+            let (_, _, h) = expected_hessian(mu, sigma);
+            assert_close(h[0][0], by_hand[2], 1e-12, "expected_hessian");
+            let (_, _, hv) = expected_hvp(mu, sigma, 1.5);
+            assert_close(hv, 1.5 * by_hand[2], 1e-12, "expected_hvp");
+            let (vj, dj) = expected_jvp(mu, sigma, -0.4);
+            assert_eq!(vj, v);
+            assert_close(dj, -0.4 * g, 1e-14, "expected_jvp");
+        }
+    }
+
+    #[test]
+    fn objective_at_order_2() {
+        let pts: Vec<Vec<f64>> = points(4711, 2, 10, -1.5, 1.0);
+        audit(
+            &Items {
+                what: "gauss_hermite::objective",
+                primal: &|x| objective(x[0], x[1]),
+                grad: &|x| {
+                    let (v, g) = objective_grad(x[0], x[1]);
+                    (v, vec![g.0, g.1])
+                },
+                vjp: &|x, d| {
+                    let (v, g) = objective_vjp(x[0], x[1], d);
+                    (v, vec![g.0, g.1])
+                },
+                jvp: &|x, t| objective_jvp(x[0], x[1], (t[0], t[1])),
+                grad_into: &|x| {
+                    let mut b = (f64::NAN, f64::NAN);
+                    let v = objective_grad_into(x[0], x[1], (&mut b.0, &mut b.1));
+                    (v, vec![b.0, b.1])
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, hv) = objective_hvp(x[0], x[1], (v[0], v[1]));
+                    (f, vec![g.0, g.1], vec![hv.0, hv.1])
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = objective_hessian(x[0], x[1]);
+                    (f, vec![g.0, g.1], h)
+                }),
+                analytic: Some(&|x| {
+                    let sig = |v: f64| 1.0 / (1.0 + (-v).exp());
+                    let s = x[1].exp();
+                    let dmu = quad(sig, x[0], s) + 0.2 * x[0];
+                    let dsigma = (0..5)
+                        .map(|k| WEIGHTS[k] * sig(x[0] + SQRT_2 * s * NODES[k]) * SQRT_2 * NODES[k])
+                        .sum::<f64>()
+                        / PI.sqrt();
+                    vec![dmu, dsigma * s - 0.5]
+                }),
+            },
+            &pts,
+        );
+    }
+}
