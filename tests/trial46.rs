@@ -1689,3 +1689,287 @@ mod gauss_hermite {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (11) A golden-section line search whose result feeds a loss: a `while` with a compound condition
+// and an iteration cap, the bracket shrunk by comparisons of a helper's values. The decisions carry no
+// derivative, so the minimiser is `alpha lo + (1 - alpha) hi` with `alpha` fixed by the path taken:
+// its gradient is 0 in the objective's parameters and `(alpha, 1 - alpha)` in the bracket, and the
+// loss's Hessian is the objective's with `t` that affine function of the bracket (by hand).
+
+mod golden {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn objective(t: f64, a: f64, b: f64) -> f64 {
+        (t - a).powi(2) + b * (3.0 * t).sin()
+    }
+
+    #[differentiable]
+    pub fn golden(a: f64, b: f64, lo: f64, hi: f64) -> f64 {
+        let ratio = (5.0_f64.sqrt() - 1.0) / 2.0;
+        let (mut l, mut h) = (lo, hi);
+        let mut iters = 0;
+        while (h - l).abs() > 1e-9 && iters < 200 {
+            let c = h - ratio * (h - l);
+            let d = l + ratio * (h - l);
+            if objective(c, a, b) < objective(d, a, b) {
+                h = d;
+            } else {
+                l = c;
+            }
+            iters += 1;
+        }
+        0.5 * (l + h)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn fitted(a: f64, b: f64, lo: f64, hi: f64) -> f64 {
+        let t = golden(a, b, lo, hi);
+        objective(t, a, b)
+    }
+
+    /// The same search tracking `l` and `h` as affine functions of `(lo, hi)`: the weights of `lo`.
+    fn alpha(a: f64, b: f64, lo: f64, hi: f64) -> (f64, f64) {
+        let f = |t: f64| (t - a).powi(2) + b * (3.0 * t).sin();
+        let r = (5.0_f64.sqrt() - 1.0) / 2.0;
+        let (mut l, mut h) = ((lo, 1.0), (hi, 0.0));
+        let mut n = 0;
+        while (h.0 - l.0).abs() > 1e-9 && n < 200 {
+            let c = (h.0 - r * (h.0 - l.0), h.1 - r * (h.1 - l.1));
+            let d = (l.0 + r * (h.0 - l.0), l.1 + r * (h.1 - l.1));
+            if f(c.0) < f(d.0) {
+                h = d;
+            } else {
+                l = c;
+            }
+            n += 1;
+        }
+        (0.5 * (l.0 + h.0), 0.5 * (l.1 + h.1))
+    }
+
+    fn at(p: &[f64]) -> [f64; 4] {
+        [-0.5 + p[0], 0.2 * p[1], -2.0 + 0.5 * p[2], 1.5 + 0.5 * p[3]]
+    }
+
+    #[test]
+    fn golden_gradient_is_the_bracket_weights() {
+        for p in points(4720, 4, 12, 0.0, 1.0) {
+            let [a, b, lo, hi] = at(&p);
+            let (t, g) = golden_grad(a, b, lo, hi);
+            let (t2, w) = alpha(a, b, lo, hi);
+            assert_eq!(t, t2, "the same path");
+            assert_eq!((g.0, g.1), (0.0, 0.0), "the decisions carry no derivative");
+            assert_close(g.2, w, 1e-12, "d t / d lo");
+            assert_close(g.3, 1.0 - w, 1e-12, "d t / d hi");
+            // The minimiser: the objective's derivative vanishes there.
+            assert!((2.0 * (t - a) + 3.0 * b * (3.0 * t).cos()).abs() < 1e-7);
+        }
+    }
+
+    #[test]
+    fn fitted_at_order_2_by_hand() {
+        for p in points(4721, 4, 12, 0.0, 1.0) {
+            let [a, b, lo, hi] = at(&p);
+            let (t, w) = alpha(a, b, lo, hi);
+            let (v, g, h) = fitted_hessian(a, b, lo, hi);
+            assert_eq!(v, objective(t, a, b));
+            let gt = 2.0 * (t - a) + 3.0 * b * (3.0 * t).cos();
+            let gtt = 2.0 - 9.0 * b * (3.0 * t).sin();
+            let c3 = 3.0 * (3.0 * t).cos();
+            let grad = [-2.0 * (t - a), (3.0 * t).sin(), gt * w, gt * (1.0 - w)];
+            assert_all_close(&[g.0, g.1, g.2, g.3], &grad, 1e-12, "fitted gradient");
+            let by_hand = [
+                [2.0, 0.0, -2.0 * w, -2.0 * (1.0 - w)],
+                [0.0, 0.0, c3 * w, c3 * (1.0 - w)],
+                [-2.0 * w, c3 * w, gtt * w * w, gtt * w * (1.0 - w)],
+                [-2.0 * (1.0 - w), c3 * (1.0 - w), gtt * w * (1.0 - w), gtt * (1.0 - w).powi(2)],
+            ];
+            for i in 0..4 {
+                assert_all_close(&h[i], &by_hand[i], 1e-11, "fitted Hessian by hand");
+            }
+            // Its gradient is that of the minimum over t (the envelope theorem): central differences.
+            common::assert_fd_gradient(
+                |q| fitted(q[0], q[1], q[2], q[3]),
+                &[a, b, lo, hi],
+                &grad,
+                "fitted",
+            );
+            let v4 = [0.3, -0.8, 0.5, 1.1];
+            let (_, _, hv) = fitted_hvp(a, b, lo, hi, (v4[0], v4[1], v4[2], v4[3]));
+            let expected: Vec<f64> = h.iter().map(|row| dot(row, &v4)).collect();
+            assert_all_close(&[hv.0, hv.1, hv.2, hv.3], &expected, 1e-10, "fitted_hvp");
+            let mut b4 = (f64::NAN, f64::NAN, f64::NAN, f64::NAN);
+            let vi = fitted_grad_into(a, b, lo, hi, (&mut b4.0, &mut b4.1, &mut b4.2, &mut b4.3));
+            assert_eq!(vi, v);
+            same_bits(&[b4.0, b4.1, b4.2, b4.3], &[g.0, g.1, g.2, g.3], "fitted");
+            let (vj, dj) = fitted_jvp(a, b, lo, hi, (v4[0], v4[1], v4[2], v4[3]));
+            assert_eq!(vj, v);
+            assert_close(dj, dot(&grad, &v4), 1e-12, "fitted_jvp");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (12) Barycentric Lagrange interpolation: the weights into an output slice by `/=` in a double loop
+// skipping `k == j`, the interpolant by a `zip(..).enumerate()` loop with an early `return` at a node,
+// at `order = 2` in nodes, values and the point. By hand: the weights' Jacobian, the gradient in the
+// values (the Lagrange basis) and in the point (the derivative of the interpolating polynomial).
+
+mod barycentric {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn weights(nodes: &[f64], w: &mut [f64]) {
+        for j in 0..nodes.len() {
+            w[j] = 1.0;
+            for k in 0..nodes.len() {
+                if k == j {
+                    continue;
+                }
+                w[j] /= nodes[j] - nodes[k];
+            }
+        }
+    }
+
+    #[differentiable(order = 2)]
+    pub fn interpolate(nodes: &[f64], values: &[f64], x: f64) -> f64 {
+        let mut w = vec![0.0; nodes.len()];
+        weights(nodes, &mut w);
+        let mut num = 0.0;
+        let mut den = 0.0;
+        for (j, (&xj, &fj)) in nodes.iter().zip(values).enumerate() {
+            let diff = x - xj;
+            if diff == 0.0 {
+                return fj;
+            }
+            let t = w[j] / diff;
+            num += t * fj;
+            den += t;
+        }
+        num / den
+    }
+
+    fn basis(nodes: &[f64], x: f64) -> Vec<f64> {
+        (0..nodes.len())
+            .map(|j| {
+                (0..nodes.len())
+                    .filter(|&k| k != j)
+                    .map(|k| (x - nodes[k]) / (nodes[j] - nodes[k]))
+                    .product()
+            })
+            .collect()
+    }
+
+    fn nodes(p: &[f64]) -> Vec<f64> {
+        (0..4).map(|j| j as f64 + 0.3 * p[j]).collect()
+    }
+
+    #[test]
+    fn weights_jacobian_by_hand() {
+        for p in points(4730, 4, 10, -1.0, 1.0) {
+            let x = nodes(&p);
+            let mut w = vec![f64::NAN; 4];
+            let j = weights_jacobian(&x, &mut w);
+            check_jacobian("weights", &x, &j, |q| {
+                let mut w = vec![0.0; 4];
+                weights(q, &mut w);
+                w
+            });
+            for a in 0..4 {
+                let by_hand: f64 = (0..4).filter(|&k| k != a).map(|k| 1.0 / (x[a] - x[k])).product();
+                assert_close(w[a], by_hand, 1e-14, "weight");
+                for b in 0..4 {
+                    let d = if a == b {
+                        -w[a] * (0..4).filter(|&k| k != a).map(|k| 1.0 / (x[a] - x[k])).sum::<f64>()
+                    } else {
+                        w[a] / (x[a] - x[b])
+                    };
+                    assert_close(j[a][b], d, 1e-12, "weights' Jacobian by hand");
+                }
+            }
+            let c = wave(4, 0.7);
+            let t = wave(4, 2.1);
+            let mut o = vec![0.0; 4];
+            let cj = weights_vjp(&x, &mut o, &c);
+            let mut o2 = vec![0.0; 4];
+            let mut jt = vec![0.0; 4];
+            weights_jvp(&x, &mut o2, t.clone(), &mut jt);
+            assert_eq!((&o, &o2), (&w, &w));
+            check_dual("weights", &c, &jt, &cj, &t);
+        }
+    }
+
+    #[test]
+    fn interpolate_by_hand_and_at_order_2() {
+        let pts: Vec<Vec<f64>> = points(4731, 9, 10, -1.0, 1.0)
+            .iter()
+            .map(|p| {
+                let mut x = nodes(p);
+                x.extend_from_slice(&p[4..8]);
+                // Between the middle nodes.
+                x.push(1.3 + 0.4 * p[8]);
+                x
+            })
+            .collect();
+        for x in &pts {
+            let (n, f, at) = (&x[..4], &x[4..8], x[8]);
+            let l = basis(n, at);
+            let (v, g) = interpolate_grad(n, f, at);
+            assert_close(v, dot(&l, f), 1e-13, "the interpolating polynomial");
+            assert_all_close(&g.1, &l, 1e-13, "d p / d values = Lagrange basis");
+            let dl: f64 = (0..4)
+                .map(|j| {
+                    f[j] * l[j]
+                        * (0..4).filter(|&k| k != j).map(|k| 1.0 / (at - n[k])).sum::<f64>()
+                })
+                .sum();
+            assert_close(g.2, dl, 1e-12, "d p / d x");
+            let mut b = (vec![f64::NAN; 4], vec![f64::NAN; 4], f64::NAN);
+            assert_eq!(interpolate_grad_into(n, f, at, (&mut b.0, &mut b.1, &mut b.2)), v);
+            same_bits(
+                &[b.0, b.1, vec![b.2]].concat(),
+                &[g.0.clone(), g.1.clone(), vec![g.2]].concat(),
+                "interpolate",
+            );
+            // At a node, the early return: the value there, derivative 1 in its own value only.
+            let (vn, gn) = interpolate_grad(n, f, n[2]);
+            assert_eq!(vn, f[2]);
+            assert_eq!(gn.1, vec![0.0, 0.0, 1.0, 0.0]);
+        }
+        let flat = |g: (Vec<f64>, Vec<f64>, f64)| [g.0, g.1, vec![g.2]].concat();
+        let split = |x: &[f64]| (x[..4].to_vec(), x[4..8].to_vec(), x[8]);
+        audit(
+            &Items {
+                what: "barycentric::interpolate",
+                primal: &|x| interpolate(&x[..4], &x[4..8], x[8]),
+                grad: &|x| {
+                    let (v, g) = interpolate_grad(&x[..4], &x[4..8], x[8]);
+                    (v, flat(g))
+                },
+                vjp: &|x, d| {
+                    let (v, g) = interpolate_vjp(&x[..4], &x[4..8], x[8], d);
+                    (v, flat(g))
+                },
+                jvp: &|x, t| interpolate_jvp(&x[..4], &x[4..8], x[8], split(t)),
+                grad_into: &|x| {
+                    let mut b = (vec![f64::NAN; 4], vec![f64::NAN; 4], f64::NAN);
+                    let v = interpolate_grad_into(&x[..4], &x[4..8], x[8], (&mut b.0, &mut b.1, &mut b.2));
+                    (v, flat(b))
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, hv) = interpolate_hvp(&x[..4], &x[4..8], x[8], split(v));
+                    (f, flat(g), flat(hv))
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = interpolate_hessian(&x[..4], &x[4..8], x[8]);
+                    (f, flat(g), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
