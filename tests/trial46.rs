@@ -1973,3 +1973,400 @@ mod barycentric {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (13) A two-layer graph neural network over a graph in CSR form (`offsets`, `nbrs`): mean aggregation
+// with data-dependent inner bounds (`&nbrs[start..end]` iterated), a dense `tanh` layer writing an
+// output slice from a matrix parameter, a readout by `chunks_exact`, a squared error at `order = 2` in
+// the weights (`wrt`). The aggregation is linear: its Jacobian by hand.
+
+mod gnn {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn aggregate(h: &[f64], dim: usize, offsets: &[usize], nbrs: &[usize], out: &mut [f64]) {
+        let n = offsets.len() - 1;
+        for i in 0..n {
+            let (start, end) = (offsets[i], offsets[i + 1]);
+            let count = (end - start).max(1) as f64;
+            for d in 0..dim {
+                let mut acc = 0.0;
+                for &j in &nbrs[start..end] {
+                    acc += h[j * dim + d];
+                }
+                out[i * dim + d] = h[i * dim + d] + acc / count;
+            }
+        }
+    }
+
+    #[differentiable]
+    pub fn dense(x: &[f64], w: &[Vec<f64>], bias: &[f64], out: &mut [f64]) {
+        let (rows, cols) = (w.len(), w[0].len());
+        let n = x.len() / cols;
+        for i in 0..n {
+            for r in 0..rows {
+                let mut z = bias[r];
+                for c in 0..cols {
+                    z = w[r][c].mul_add(x[i * cols + c], z);
+                }
+                out[i * rows + r] = z.tanh();
+            }
+        }
+    }
+
+    #[differentiable(wrt(w1, b1, w2), order = 2)]
+    pub fn loss(
+        feats: &[f64],
+        offsets: &[usize],
+        nbrs: &[usize],
+        w1: &[Vec<f64>],
+        b1: &[f64],
+        w2: &[f64],
+        target: f64,
+    ) -> f64 {
+        let n = offsets.len() - 1;
+        let dim = feats.len() / n;
+        let hid = b1.len();
+        let mut agg = vec![0.0; feats.len()];
+        aggregate(feats, dim, offsets, nbrs, &mut agg);
+        let mut hidden = vec![0.0; n * hid];
+        dense(&agg, w1, b1, &mut hidden);
+        let mut agg2 = vec![0.0; n * hid];
+        aggregate(&hidden, hid, offsets, nbrs, &mut agg2);
+        let mut pred = 0.0;
+        for node in agg2.chunks_exact(hid) {
+            pred += node.iter().zip(w2).map(|(a, b)| a * b).sum::<f64>();
+        }
+        pred /= n as f64;
+        (pred - target).powi(2)
+    }
+
+    // A path 0-1-2-3 with a chord 0-2 and an isolated node 4.
+    const OFFSETS: [usize; 6] = [0, 2, 4, 7, 8, 8];
+    const NBRS: [usize; 8] = [1, 2, 0, 2, 0, 1, 3, 2];
+
+    fn reference_aggregate(h: &[f64], dim: usize) -> Vec<f64> {
+        let mut out = h.to_vec();
+        for i in 0..5 {
+            let ns = &NBRS[OFFSETS[i]..OFFSETS[i + 1]];
+            for d in 0..dim {
+                if !ns.is_empty() {
+                    out[i * dim + d] += ns.iter().map(|&j| h[j * dim + d]).sum::<f64>() / ns.len() as f64;
+                }
+            }
+        }
+        out
+    }
+
+    fn reference(feats: &[f64], w1: &[Vec<f64>], b1: &[f64], w2: &[f64], target: f64) -> f64 {
+        let a = reference_aggregate(feats, 2);
+        let hidden: Vec<f64> = (0..5)
+            .flat_map(|i| (0..3).map(move |r| (i, r)))
+            .map(|(i, r)| (b1[r] + w1[r][0] * a[2 * i] + w1[r][1] * a[2 * i + 1]).tanh())
+            .collect();
+        let a2 = reference_aggregate(&hidden, 3);
+        let pred = (0..5).map(|i| dot(&a2[3 * i..3 * i + 3], w2)).sum::<f64>() / 5.0;
+        (pred - target).powi(2)
+    }
+
+    #[test]
+    fn aggregate_jacobian_by_hand() {
+        for p in points(4740, 10, 6, -1.0, 1.0) {
+            let mut out = vec![f64::NAN; 10];
+            let j = aggregate_jacobian(&p, 2, &OFFSETS, &NBRS, &mut out);
+            assert_all_close(&out, &reference_aggregate(&p, 2), 1e-15, "aggregate");
+            for i in 0..5 {
+                let ns = &NBRS[OFFSETS[i]..OFFSETS[i + 1]];
+                for d in 0..2 {
+                    for k in 0..5 {
+                        let mut e = if k == i { 1.0 } else { 0.0 };
+                        if ns.contains(&k) {
+                            e += 1.0 / ns.len() as f64;
+                        }
+                        assert_eq!(j[2 * i + d][2 * k + d], e, "entry ({i}, {k})");
+                        assert_eq!(j[2 * i + d][2 * k + 1 - d], 0.0, "other dimension");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn dense_duality() {
+        for p in points(4741, 19, 8, -1.0, 1.0) {
+            let w = common::contract::rows(&p[..6], 2);
+            let (b, x) = (&p[6..9], &p[9..19]);
+            let c = wave(15, 0.4);
+            let t = wave(19, 1.9);
+            let mut o1 = vec![0.0; 15];
+            let cj = dense_vjp(x, &w, b, &mut o1, &c);
+            let mut o2 = vec![0.0; 15];
+            let mut jt = vec![0.0; 15];
+            let tx = t[9..19].to_vec();
+            dense_jvp(x, &w, b, &mut o2, (tx, common::contract::rows(&t[..6], 2), t[6..9].to_vec()), &mut jt);
+            assert_eq!(o1, o2);
+            let mut cjf = cj.0.clone();
+            let mut tf = t[9..19].to_vec();
+            cjf.extend(cj.1.iter().flatten());
+            cjf.extend(&cj.2);
+            tf.extend(&t[..9]);
+            check_dual("dense", &c, &jt, &cjf, &tf);
+        }
+    }
+
+    #[test]
+    fn loss_at_order_2() {
+        let feats = wave(10, 0.25);
+        let target = 0.3;
+        let split = |x: &[f64]| (common::contract::rows(&x[..6], 2), x[6..9].to_vec(), x[9..12].to_vec());
+        let flat = |g: (Vec<Vec<f64>>, Vec<f64>, Vec<f64>)| {
+            let mut v: Vec<f64> = g.0.into_iter().flatten().collect();
+            v.extend(g.1);
+            v.extend(g.2);
+            v
+        };
+        let pts = points(4742, 12, 10, -1.0, 1.0);
+        for x in &pts {
+            let (w1, b1, w2) = split(x);
+            let (v, g) = loss_grad(&feats, &OFFSETS, &NBRS, &w1, &b1, &w2, target);
+            assert_close(v, reference(&feats, &w1, &b1, &w2, target), 1e-13, "gnn loss");
+            let mut b = (vec![vec![f64::NAN; 2]; 3], vec![f64::NAN; 3], vec![f64::NAN; 3]);
+            let vi = loss_grad_into(&feats, &OFFSETS, &NBRS, &w1, &b1, &w2, target, (&mut b.0, &mut b.1, &mut b.2));
+            assert_eq!(vi, v);
+            same_bits(&flat(b), &flat(g), "gnn loss");
+        }
+        audit(
+            &Items {
+                what: "gnn::loss",
+                primal: &|x| {
+                    let (w1, b1, w2) = split(x);
+                    loss(&feats, &OFFSETS, &NBRS, &w1, &b1, &w2, target)
+                },
+                grad: &|x| {
+                    let (w1, b1, w2) = split(x);
+                    let (v, g) = loss_grad(&feats, &OFFSETS, &NBRS, &w1, &b1, &w2, target);
+                    (v, flat(g))
+                },
+                vjp: &|x, d| {
+                    let (w1, b1, w2) = split(x);
+                    let (v, g) = loss_vjp(&feats, &OFFSETS, &NBRS, &w1, &b1, &w2, target, d);
+                    (v, flat(g))
+                },
+                jvp: &|x, t| {
+                    let (w1, b1, w2) = split(x);
+                    loss_jvp(&feats, &OFFSETS, &NBRS, &w1, &b1, &w2, target, split(t))
+                },
+                grad_into: &|x| {
+                    let (w1, b1, w2) = split(x);
+                    let mut b = (vec![vec![f64::NAN; 2]; 3], vec![f64::NAN; 3], vec![f64::NAN; 3]);
+                    let v = loss_grad_into(&feats, &OFFSETS, &NBRS, &w1, &b1, &w2, target, (&mut b.0, &mut b.1, &mut b.2));
+                    (v, flat(b))
+                },
+                hvp: Some(&|x, v| {
+                    let (w1, b1, w2) = split(x);
+                    let (f, g, hv) = loss_hvp(&feats, &OFFSETS, &NBRS, &w1, &b1, &w2, target, split(v));
+                    (f, flat(g), flat(hv))
+                }),
+                hessian: Some(&|x| {
+                    let (w1, b1, w2) = split(x);
+                    let (f, g, h) = loss_hessian(&feats, &OFFSETS, &NBRS, &w1, &b1, &w2, target);
+                    (f, flat(g), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (14) Kernel ridge regression: an RBF kernel helper, the Gram matrix as a local `Vec<Vec<f64>>`, the
+// ridge system solved by a Cholesky factorisation written out (in place, into the lower triangle) and
+// two triangular solves, predictions returned as a `Vec` whose `_jacobian` runs over the length scale
+// and the training data; the leave-nothing-out fit error at `order = 2` in `(ell, lambda)`.
+
+mod krr {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn rbf(a: f64, b: f64, ell: f64) -> f64 {
+        (-0.5 * ((a - b) / ell).powi(2)).exp()
+    }
+
+    /// Solves `(K + lambda I) alpha = y` by Cholesky, into `alpha`.
+    #[differentiable]
+    pub fn solve(xs: &[f64], ys: &[f64], ell: f64, lambda: f64, alpha: &mut [f64]) {
+        let n = xs.len();
+        let mut l = vec![vec![0.0; n]; n];
+        for i in 0..n {
+            for j in 0..=i {
+                l[i][j] = rbf(xs[i], xs[j], ell);
+                if i == j {
+                    l[i][j] += lambda;
+                }
+            }
+        }
+        for j in 0..n {
+            let mut d = l[j][j];
+            for k in 0..j {
+                d -= l[j][k] * l[j][k];
+            }
+            l[j][j] = d.sqrt();
+            for i in j + 1..n {
+                let mut s = l[i][j];
+                for k in 0..j {
+                    s -= l[i][k] * l[j][k];
+                }
+                l[i][j] = s / l[j][j];
+            }
+        }
+        let mut z = vec![0.0; n];
+        for i in 0..n {
+            let mut s = ys[i];
+            for k in 0..i {
+                s -= l[i][k] * z[k];
+            }
+            z[i] = s / l[i][i];
+        }
+        for i in (0..n).rev() {
+            let mut s = z[i];
+            for k in i + 1..n {
+                s -= l[k][i] * alpha[k];
+            }
+            alpha[i] = s / l[i][i];
+        }
+    }
+
+    #[differentiable(wrt(ell, xs, ys))]
+    pub fn predict(ell: f64, xs: &[f64], ys: &[f64], lambda: f64, queries: &[f64]) -> Vec<f64> {
+        let mut alpha = vec![0.0; xs.len()];
+        solve(xs, ys, ell, lambda, &mut alpha);
+        let mut out = vec![0.0; queries.len()];
+        for (q, &x) in queries.iter().enumerate() {
+            for (i, &xi) in xs.iter().enumerate() {
+                out[q] += alpha[i] * rbf(x, xi, ell);
+            }
+        }
+        out
+    }
+
+    #[differentiable(wrt(ell, lambda), order = 2)]
+    pub fn fit_error(ell: f64, lambda: f64, xs: &[f64], ys: &[f64]) -> f64 {
+        let fitted = predict(ell, xs, ys, lambda, xs);
+        fitted.iter().zip(ys).map(|(f, y)| (f - y).powi(2)).sum::<f64>()
+    }
+
+    /// Gaussian elimination on the dense system (the oracle).
+    fn reference(ell: f64, xs: &[f64], ys: &[f64], lambda: f64, queries: &[f64]) -> Vec<f64> {
+        let n = xs.len();
+        let k = |a: f64, b: f64| (-0.5 * ((a - b) / ell).powi(2)).exp();
+        let mut m: Vec<Vec<f64>> = (0..n)
+            .map(|i| {
+                let mut row: Vec<f64> = (0..n).map(|j| k(xs[i], xs[j])).collect();
+                row[i] += lambda;
+                row.push(ys[i]);
+                row
+            })
+            .collect();
+        for c in 0..n {
+            for i in c + 1..n {
+                let f = m[i][c] / m[c][c];
+                for j in c..=n {
+                    m[i][j] -= f * m[c][j];
+                }
+            }
+        }
+        let mut alpha = vec![0.0; n];
+        for i in (0..n).rev() {
+            let s: f64 = (i + 1..n).map(|j| m[i][j] * alpha[j]).sum();
+            alpha[i] = (m[i][n] - s) / m[i][i];
+        }
+        queries
+            .iter()
+            .map(|&q| (0..n).map(|i| alpha[i] * k(q, xs[i])).sum())
+            .collect()
+    }
+
+    const QUERIES: [f64; 3] = [-0.8, 0.1, 0.9];
+
+    #[test]
+    fn predict_jacobian_and_duality() {
+        for p in points(4750, 11, 10, -1.0, 1.0) {
+            let ell = 0.4 + 0.3 * (p[0] + 1.0);
+            let xs: Vec<f64> = (0..5).map(|i| -1.0 + 0.5 * i as f64 + 0.1 * p[1 + i]).collect();
+            let ys = p[6..11].to_vec();
+            let out = predict(ell, &xs, &ys, 0.1, &QUERIES);
+            assert_all_close(&out, &reference(ell, &xs, &ys, 0.1, &QUERIES), 1e-11, "krr");
+            let j = predict_jacobian(ell, &xs, &ys, 0.1, &QUERIES);
+            assert_eq!((j.len(), j[0].len()), (3, 11));
+            let mut x = vec![ell];
+            x.extend(&xs);
+            x.extend(&ys);
+            check_jacobian("krr predict", &x, &j, |q| {
+                reference(q[0], &q[1..6], &q[6..11], 0.1, &QUERIES)
+            });
+            let c = wave(3, 0.5);
+            let t = wave(11, 0.2);
+            let (v, cj) = predict_vjp(ell, &xs, &ys, 0.1, &QUERIES, c.clone());
+            let (v2, jt) = predict_jvp(ell, &xs, &ys, 0.1, &QUERIES, (t[0], t[1..6].to_vec(), t[6..].to_vec()));
+            assert_eq!((&v, &v2), (&out, &out));
+            let mut cjf = vec![cj.0];
+            cjf.extend(&cj.1);
+            cjf.extend(&cj.2);
+            check_dual("krr predict", &c, &jt, &cjf, &t);
+            // Linear in ys: the ys columns do not depend on ys.
+            let j2 = predict_jacobian(ell, &xs, &wave(5, 3.0), 0.1, &QUERIES);
+            for q in 0..3 {
+                assert_all_close(&j[q][6..], &j2[q][6..], 1e-12, "linear in ys");
+            }
+        }
+    }
+
+    #[test]
+    fn fit_error_at_order_2() {
+        let xs = [-1.0, -0.45, 0.05, 0.5, 1.0];
+        let ys = [0.3, -0.2, 0.8, 0.1, -0.5];
+        let pts: Vec<Vec<f64>> = points(4751, 2, 10, 0.0, 1.0)
+            .iter()
+            .map(|p| vec![0.3 + 0.5 * p[0], 0.05 + 0.3 * p[1]])
+            .collect();
+        audit(
+            &Items {
+                what: "krr::fit_error",
+                primal: &|x| fit_error(x[0], x[1], &xs, &ys),
+                grad: &|x| {
+                    let (v, g) = fit_error_grad(x[0], x[1], &xs, &ys);
+                    (v, vec![g.0, g.1])
+                },
+                vjp: &|x, d| {
+                    let (v, g) = fit_error_vjp(x[0], x[1], &xs, &ys, d);
+                    (v, vec![g.0, g.1])
+                },
+                jvp: &|x, t| fit_error_jvp(x[0], x[1], &xs, &ys, (t[0], t[1])),
+                grad_into: &|x| {
+                    let mut b = (f64::NAN, f64::NAN);
+                    let v = fit_error_grad_into(x[0], x[1], &xs, &ys, (&mut b.0, &mut b.1));
+                    (v, vec![b.0, b.1])
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, hv) = fit_error_hvp(x[0], x[1], &xs, &ys, (v[0], v[1]));
+                    (f, vec![g.0, g.1], vec![hv.0, hv.1])
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = fit_error_hessian(x[0], x[1], &xs, &ys);
+                    (f, vec![g.0, g.1], h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+        for x in &pts {
+            let (v, g) = fit_error_grad(x[0], x[1], &xs, &ys);
+            let mut b = (f64::NAN, f64::NAN);
+            assert_eq!(fit_error_grad_into(x[0], x[1], &xs, &ys, (&mut b.0, &mut b.1)), v);
+            same_bits(&[b.0, b.1], &[g.0, g.1], "fit_error");
+        }
+    }
+}
