@@ -2370,3 +2370,289 @@ mod krr {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (15) The Peng-Robinson equation of state: the compressibility factor as the largest root of a cubic
+// by Newton iterations (a `while` with a compound condition and a `break` on a tiny step) into a
+// `&mut f64` output parameter, the fugacity coefficient `ln phi` returned, at `order = 2` in
+// temperature and pressure. Newton's derivatives converge to the implicit ones: `dZ/dp` by hand.
+
+mod peng_robinson {
+    use super::*;
+    use autodiff::differentiable;
+
+    const R: f64 = 8.314;
+
+    /// `a(T)` and `b` of one component from its critical point and acentric factor.
+    #[differentiable]
+    pub fn coefficients(t: f64, tc: f64, pc: f64, omega: f64) -> (f64, f64) {
+        let kappa = 0.37464 + 1.54226 * omega - 0.26992 * omega * omega;
+        let alpha = (1.0 + kappa * (1.0 - (t / tc).sqrt())).powi(2);
+        let a = 0.45724 * R * R * tc * tc / pc * alpha;
+        let b = 0.07780 * R * tc / pc;
+        (a, b)
+    }
+
+    /// The cubic `Z³ - (1 - B) Z² + (A - 3B² - 2B) Z - (AB - B² - B³)` and its derivative in `Z`.
+    #[differentiable]
+    pub fn cubic(z: f64, a: f64, b: f64) -> (f64, f64) {
+        let c2 = -(1.0 - b);
+        let c1 = a - 3.0 * b * b - 2.0 * b;
+        let c0 = -(a * b - b * b - b * b * b);
+        (((z + c2) * z + c1) * z + c0, (3.0 * z + 2.0 * c2) * z + c1)
+    }
+
+    #[differentiable]
+    pub fn ln_phi(t: f64, p: f64, tc: f64, pc: f64, omega: f64, z_out: &mut f64) -> f64 {
+        let (a, b) = coefficients(t, tc, pc, omega);
+        let big_a = a * p / (R * t).powi(2);
+        let big_b = b * p / (R * t);
+        let mut z = 1.0;
+        let mut iters = 0;
+        while iters < 50 && z > big_b {
+            let (f, df) = cubic(z, big_a, big_b);
+            let step = f / df;
+            z -= step;
+            iters += 1;
+            if step.abs() < 1e-15 {
+                break;
+            }
+        }
+        *z_out = z;
+        let s2 = std::f64::consts::SQRT_2;
+        z - 1.0 - (z - big_b).ln()
+            - big_a / (2.0 * s2 * big_b) * ((z + (1.0 + s2) * big_b) / (z + (1.0 - s2) * big_b)).ln()
+    }
+
+    #[differentiable(wrt(t, p), order = 2)]
+    pub fn fugacity_gap(t: f64, p: f64, target: f64) -> f64 {
+        let mut z = 0.0;
+        // Methane.
+        let lp = ln_phi(t, p, 190.6, 4.599e6, 0.012, &mut z);
+        (lp - target).powi(2) + 0.1 * z
+    }
+
+    fn scaled(q: &[f64]) -> [f64; 2] {
+        [250.0 + 100.0 * q[0], 1.0e6 + 4.0e6 * q[1]]
+    }
+
+    #[test]
+    fn z_by_implicit_differentiation() {
+        for q in points(4760, 2, 12, 0.0, 1.0) {
+            let [t, p] = scaled(&q);
+            let mut z = f64::NAN;
+            let v = ln_phi(t, p, 190.6, 4.599e6, 0.012, &mut z);
+            let (a, b) = coefficients(t, 190.6, 4.599e6, 0.012);
+            let (ba, bb) = (a * p / (R * t).powi(2), b * p / (R * t));
+            let (f, df) = cubic(z, ba, bb);
+            assert!(f.abs() < 1e-14 && z > bb, "a root above B");
+            // dZ/dp from the jvp of the output: -(df/dA A/p + df/dB B/p) / df/dZ.
+            let mut z2 = 0.0;
+            let mut dz = f64::NAN;
+            let (v2, _) = ln_phi_jvp(t, p, 190.6, 4.599e6, 0.012, &mut z2, (0.0, 1.0, 0.0, 0.0, 0.0), &mut dz);
+            assert_eq!((v2, z2), (v, z));
+            let (_, dcubic) = cubic_vjp(z, ba, bb, (1.0, 0.0));
+            let implicit = -(dcubic.1 * ba / p + dcubic.2 * bb / p) / df;
+            assert_close(dz * 1e6, implicit * 1e6, 1e-9, "dZ/dp");
+            // Duality of the two outputs over (t, p).
+            let c = (0.7, -1.3);
+            let mut z3 = 0.0;
+            let (_, cj) = ln_phi_vjp(t, p, 190.6, 4.599e6, 0.012, &mut z3, c.0, c.1);
+            let mut z4 = 0.0;
+            let mut dz4 = 0.0;
+            let (_, dv) = ln_phi_jvp(t, p, 190.6, 4.599e6, 0.012, &mut z4, (0.3, 2e5, 1.0, -3e3, 0.01), &mut dz4);
+            check_dual(
+                "ln_phi",
+                &[c.0, c.1],
+                &[dv, dz4],
+                &[cj.0, cj.1, cj.2, cj.3, cj.4],
+                &[0.3, 2e5, 1.0, -3e3, 0.01],
+            );
+        }
+    }
+
+    #[test]
+    fn fugacity_gap_at_order_2() {
+        // In units of 100 K and 1 MPa, so that differences take steps of the inputs' own size.
+        let pts: Vec<Vec<f64>> = points(4761, 2, 10, 0.0, 1.0)
+            .iter()
+            .map(|q| {
+                let [t, p] = scaled(q);
+                vec![t / 100.0, p / 1e6]
+            })
+            .collect();
+        let f = |x: &[f64]| fugacity_gap(100.0 * x[0], 1e6 * x[1], -0.05);
+        audit(
+            &Items {
+                what: "peng_robinson::fugacity_gap",
+                primal: &f,
+                grad: &|x| {
+                    let (v, g) = fugacity_gap_grad(100.0 * x[0], 1e6 * x[1], -0.05);
+                    (v, vec![100.0 * g.0, 1e6 * g.1])
+                },
+                vjp: &|x, d| {
+                    let (v, g) = fugacity_gap_vjp(100.0 * x[0], 1e6 * x[1], -0.05, d);
+                    (v, vec![100.0 * g.0, 1e6 * g.1])
+                },
+                jvp: &|x, t| fugacity_gap_jvp(100.0 * x[0], 1e6 * x[1], -0.05, (100.0 * t[0], 1e6 * t[1])),
+                grad_into: &|x| {
+                    let mut b = (f64::NAN, f64::NAN);
+                    let v = fugacity_gap_grad_into(100.0 * x[0], 1e6 * x[1], -0.05, (&mut b.0, &mut b.1));
+                    (v, vec![100.0 * b.0, 1e6 * b.1])
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, hv) =
+                        fugacity_gap_hvp(100.0 * x[0], 1e6 * x[1], -0.05, (100.0 * v[0], 1e6 * v[1]));
+                    (f, vec![100.0 * g.0, 1e6 * g.1], vec![100.0 * hv.0, 1e6 * hv.1])
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = fugacity_gap_hessian(100.0 * x[0], 1e6 * x[1], -0.05);
+                    let s = [100.0, 1e6];
+                    let h = (0..2).map(|i| (0..2).map(|j| s[i] * s[j] * h[i][j]).collect()).collect();
+                    (f, vec![100.0 * g.0, 1e6 * g.1], h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+        for x in &pts {
+            let (v, g) = fugacity_gap_grad(100.0 * x[0], 1e6 * x[1], -0.05);
+            let mut b = (f64::NAN, f64::NAN);
+            assert_eq!(fugacity_gap_grad_into(100.0 * x[0], 1e6 * x[1], -0.05, (&mut b.0, &mut b.1)), v);
+            same_bits(&[b.0, b.1], &[g.0, g.1], "fugacity_gap");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (16) A Q-learning step with a target network: linear features, the bootstrapped target behind
+// `autodiff::stop_gradient`, a Huber loss owned by another module (`losses::huber`, a plain function
+// whose gradient is registered by `#[gradient_of]`, called by its path), and the greedy action chosen
+// by comparisons, at `order = 2` in the weights.
+
+mod losses {
+    pub fn huber(r: f64, delta: f64) -> f64 {
+        if r.abs() <= delta {
+            0.5 * r * r
+        } else {
+            delta * (r.abs() - 0.5 * delta)
+        }
+    }
+}
+
+mod td {
+    use super::*;
+    use autodiff::{differentiable, gradient_of, stop_gradient};
+
+    #[gradient_of(super::losses::huber)]
+    fn huber_vjp_rule(r: f64, delta: f64, dy: f64) -> (f64, f64) {
+        if r.abs() <= delta {
+            (dy * r, 0.0)
+        } else {
+            (dy * delta * r.signum(), dy * (r.abs() - delta))
+        }
+    }
+
+    #[differentiable]
+    pub fn q_value(w: &[f64], state: &[f64], action: usize) -> f64 {
+        let d = state.len();
+        let mut q = w[action * (d + 1) + d];
+        for (k, &s) in state.iter().enumerate() {
+            q += w[action * (d + 1) + k] * s;
+        }
+        q
+    }
+
+    #[differentiable(wrt(w), order = 2)]
+    pub fn td_loss(w: &[f64], batch: &[Vec<f64>], actions: &[usize], rewards: &[f64], gamma: f64) -> f64 {
+        let d = (batch[0].len() - 1) / 2;
+        let mut total = 0.0;
+        for (i, row) in batch.iter().enumerate() {
+            let (state, next) = (&row[..d], &row[d..2 * d]);
+            let mut best = f64::NEG_INFINITY;
+            for a in 0..2 {
+                let q = q_value(w, next, a);
+                if q > best {
+                    best = q;
+                }
+            }
+            let target = rewards[i] + gamma * stop_gradient(best) * (1.0 - row[2 * d]);
+            let r = q_value(w, state, actions[i]) - target;
+            total += super::losses::huber(r, 1.0);
+        }
+        total / batch.len() as f64
+    }
+
+    fn reference_grad(w: &[f64], batch: &[Vec<f64>], actions: &[usize], rewards: &[f64], gamma: f64) -> Vec<f64> {
+        let d = 2;
+        let q = |s: &[f64], a: usize| w[a * 3 + 2] + w[a * 3] * s[0] + w[a * 3 + 1] * s[1];
+        let mut g = vec![0.0; 6];
+        for (i, row) in batch.iter().enumerate() {
+            let best = q(&row[d..], 0).max(q(&row[d..], 1));
+            let target = rewards[i] + gamma * best * (1.0 - row[4]);
+            let r = q(&row[..d], actions[i]) - target;
+            let dr = r.clamp(-1.0, 1.0);
+            let a = actions[i];
+            g[a * 3] += dr * row[0];
+            g[a * 3 + 1] += dr * row[1];
+            g[a * 3 + 2] += dr;
+        }
+        g.iter().map(|v| v / batch.len() as f64).collect()
+    }
+
+    #[test]
+    fn semi_gradient_by_hand_and_order_2() {
+        let mut inputs = common::Inputs(4770);
+        let batch: Vec<Vec<f64>> = (0..6)
+            .map(|i| {
+                let mut row = inputs.vec(4);
+                row.iter_mut().for_each(|v| *v *= 2.0);
+                row.push(if i == 3 { 1.0 } else { 0.0 });
+                row
+            })
+            .collect();
+        let actions = [0, 1, 1, 0, 1, 0];
+        let rewards = [1.0, -0.5, 0.25, 2.0, 0.0, -1.0];
+        let pts = points(4771, 6, 10, -1.5, 1.5);
+        for w in &pts {
+            let (v, g) = td_loss_grad(w, &batch, &actions, &rewards, 0.9);
+            assert_eq!(v, td_loss(w, &batch, &actions, &rewards, 0.9));
+            assert_all_close(&g, &reference_grad(w, &batch, &actions, &rewards, 0.9), 1e-13, "semi-gradient");
+            let mut b = vec![f64::NAN; 6];
+            assert_eq!(td_loss_grad_into(w, &batch, &actions, &rewards, 0.9, &mut b), v);
+            same_bits(&b, &g, "td_loss");
+            // The Hessian, as JAX's of a `stop_gradient` target: zero derivative at every order, so
+            // `sum_i [|r_i| <= 1] dq_i dq_iᵀ / n` by hand (not the Jacobian of `_grad`'s numbers, whose
+            // target moves with `w`).
+            let (_, _, h) = td_loss_hessian(w, &batch, &actions, &rewards, 0.9);
+            let mut by_hand = vec![vec![0.0; 6]; 6];
+            for (i, row) in batch.iter().enumerate() {
+                let q = |s: &[f64], a: usize| w[a * 3 + 2] + w[a * 3] * s[0] + w[a * 3 + 1] * s[1];
+                let best = q(&row[2..], 0).max(q(&row[2..], 1));
+                let r = q(&row[..2], actions[i]) - rewards[i] - 0.9 * best * (1.0 - row[4]);
+                if r.abs() <= 1.0 {
+                    let a = actions[i];
+                    let feature = [row[0], row[1], 1.0];
+                    for j in 0..3 {
+                        for k in 0..3 {
+                            by_hand[a * 3 + j][a * 3 + k] += feature[j] * feature[k] / 6.0;
+                        }
+                    }
+                }
+            }
+            for i in 0..6 {
+                assert_all_close(&h[i], &by_hand[i], 1e-13, "Hessian with the target stopped");
+            }
+            let vv = wave(6, 0.3);
+            let (_, _, hv) = td_loss_hvp(w, &batch, &actions, &rewards, 0.9, vv.clone());
+            let expected: Vec<f64> = h.iter().map(|row| dot(row, &vv)).collect();
+            assert_all_close(&hv, &expected, 1e-12, "td_loss_hvp");
+            let (vj, dj) = td_loss_jvp(w, &batch, &actions, &rewards, 0.9, vv.clone());
+            assert_eq!(vj, v);
+            assert_close(dj, dot(&g, &vv), 1e-12, "td_loss_jvp");
+            let (vv2, gv) = td_loss_vjp(w, &batch, &actions, &rewards, 0.9, 3.0);
+            assert_eq!(vv2, v);
+            assert_all_close(&gv, &g.iter().map(|x| 3.0 * x).collect::<Vec<_>>(), 1e-14, "td_loss_vjp");
+        }
+    }
+}
