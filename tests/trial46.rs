@@ -60,7 +60,15 @@ mod american {
     }
 
     #[differentiable(wrt(s0, sigma, r), order = 2)]
-    pub fn price(s0: f64, strike: f64, sigma: f64, r: f64, t: f64, steps: usize, call: bool) -> f64 {
+    pub fn price(
+        s0: f64,
+        strike: f64,
+        sigma: f64,
+        r: f64,
+        t: f64,
+        steps: usize,
+        call: bool,
+    ) -> f64 {
         let dt = t / steps as f64;
         let (u, d, p, disc) = crr(sigma, r, dt);
         let mut values = vec![0.0; steps + 1];
@@ -84,7 +92,13 @@ mod american {
         let u = (sigma * dt.sqrt()).exp();
         let d = (-sigma * dt.sqrt()).exp();
         let p = ((r * dt).exp() - d) / (u - d);
-        let pay = |s: f64| if call { (s - k).max(0.0) } else { (k - s).max(0.0) };
+        let pay = |s: f64| {
+            if call {
+                (s - k).max(0.0)
+            } else {
+                (k - s).max(0.0)
+            }
+        };
         let mut level: Vec<f64> = (0..=n)
             .map(|j| pay(s0 * u.powi(j as i32) * d.powi((n - j) as i32)))
             .collect();
@@ -145,7 +159,10 @@ mod american {
             );
             // Early exercise is worth something: above the European put by parity.
             let euro_put = euro - s0 + 100.0 * (-r).exp();
-            assert!(put >= euro_put - 1e-12, "put {put} below european {euro_put}");
+            assert!(
+                put >= euro_put - 1e-12,
+                "put {put} below european {euro_put}"
+            );
         }
     }
 
@@ -159,7 +176,14 @@ mod american {
             let (v, g) = price_grad(p[0], 100.0, p[1], p[2], 1.0, STEPS, false);
             let mut b = (f64::NAN, f64::NAN, f64::NAN);
             let w = price_grad_into(
-                p[0], 100.0, p[1], p[2], 1.0, STEPS, false, (&mut b.0, &mut b.1, &mut b.2),
+                p[0],
+                100.0,
+                p[1],
+                p[2],
+                1.0,
+                STEPS,
+                false,
+                (&mut b.0, &mut b.1, &mut b.2),
             );
             assert_eq!(w, v);
             same_bits(&[b.0, b.1, b.2], &[g.0, g.1, g.2], "price");
@@ -177,18 +201,42 @@ mod american {
                     (v, vec![g.0, g.1, g.2])
                 },
                 jvp: &|x, t| {
-                    price_jvp(x[0], 100.0, x[1], x[2], 1.0, STEPS, false, (t[0], t[1], t[2]))
+                    price_jvp(
+                        x[0],
+                        100.0,
+                        x[1],
+                        x[2],
+                        1.0,
+                        STEPS,
+                        false,
+                        (t[0], t[1], t[2]),
+                    )
                 },
                 grad_into: &|x| {
                     let mut b = (f64::NAN, f64::NAN, f64::NAN);
                     let v = price_grad_into(
-                        x[0], 100.0, x[1], x[2], 1.0, STEPS, false, (&mut b.0, &mut b.1, &mut b.2),
+                        x[0],
+                        100.0,
+                        x[1],
+                        x[2],
+                        1.0,
+                        STEPS,
+                        false,
+                        (&mut b.0, &mut b.1, &mut b.2),
                     );
                     (v, vec![b.0, b.1, b.2])
                 },
                 hvp: Some(&|x, v| {
-                    let (f, g, hv) =
-                        price_hvp(x[0], 100.0, x[1], x[2], 1.0, STEPS, false, (v[0], v[1], v[2]));
+                    let (f, g, hv) = price_hvp(
+                        x[0],
+                        100.0,
+                        x[1],
+                        x[2],
+                        1.0,
+                        STEPS,
+                        false,
+                        (v[0], v[1], v[2]),
+                    );
                     (f, vec![g.0, g.1, g.2], vec![hv.0, hv.1, hv.2])
                 }),
                 hessian: Some(&|x| {
@@ -211,7 +259,13 @@ mod american {
             let (w, jt) = crr_jvp(sigma, r, dt, (t[0], t[1], t[2]));
             assert_eq!(v, w);
             assert_close(v.0 * v.1, 1.0, 1e-15, "u d = 1");
-            check_dual("crr", &c, &[jt.0, jt.1, jt.2, jt.3], &[cj.0, cj.1, cj.2], &t);
+            check_dual(
+                "crr",
+                &c,
+                &[jt.0, jt.1, jt.2, jt.3],
+                &[cj.0, cj.1, cj.2],
+                &t,
+            );
             // The discount by hand: d/dr of exp(-r dt) is -dt exp(-r dt).
             let (_, only_disc) = crr_vjp(sigma, r, dt, (0.0, 0.0, 0.0, 1.0));
             assert_close(only_disc.1, -dt * (-r * dt).exp(), 1e-14, "d disc / dr");
@@ -768,7 +822,12 @@ mod sph {
             assert_close(v, w(r, h), 1e-15, "kernel value");
             assert_close(g.0, s * dq / h, 1e-13, "dW/dr by hand");
             // W = h^-2 f(r / h): dW/dh = -2 W / h - r/h² · f'.
-            assert_close(g.1, -2.0 * v / h - s * dq * r / (h * h), 1e-13, "dW/dh by hand");
+            assert_close(
+                g.1,
+                -2.0 * v / h - s * dq * r / (h * h),
+                1e-13,
+                "dW/dh by hand",
+            );
         }
     }
 
@@ -808,7 +867,12 @@ mod sph {
                 x
             })
             .collect();
-        let split = |x: &[f64]| (cloud(&x[..10].iter().map(|v| v / 1.6).collect::<Vec<_>>()), x[10]);
+        let split = |x: &[f64]| {
+            (
+                cloud(&x[..10].iter().map(|v| v / 1.6).collect::<Vec<_>>()),
+                x[10],
+            )
+        };
         let flat = |g: &([[f64; 2]; 5], f64)| {
             let mut v: Vec<f64> = g.0.iter().flatten().copied().collect();
             v.push(g.1);
@@ -930,7 +994,11 @@ mod warp {
     fn sample_on_a_linear_image() {
         // Bilinear interpolation reproduces a linear image: gradient (beta, alpha) inside, 0 outside.
         let img: Vec<Vec<f64>> = (0..4)
-            .map(|i| (0..5).map(|j| 0.3 * i as f64 - 0.7 * j as f64 + 0.2).collect())
+            .map(|i| {
+                (0..5)
+                    .map(|j| 0.3 * i as f64 - 0.7 * j as f64 + 0.2)
+                    .collect()
+            })
             .collect();
         for p in points(4670, 2, 20, -1.0, 5.0) {
             let (x, y) = (p[0], p[1] * 0.8);
@@ -991,7 +1059,10 @@ mod warp {
             let (theta, shift) = (0.4 * p[0], [0.7 * p[1], 0.5 * p[2]]);
             let (v, g) = ssd_grad(&img, &template, theta, shift);
             let mut b = (f64::NAN, [f64::NAN; 2]);
-            assert_eq!(ssd_grad_into(&img, &template, theta, shift, (&mut b.0, &mut b.1)), v);
+            assert_eq!(
+                ssd_grad_into(&img, &template, theta, shift, (&mut b.0, &mut b.1)),
+                v
+            );
             same_bits(&[b.0, b.1[0], b.1[1]], &[g.0, g.1[0], g.1[1]], "ssd");
             common::assert_fd_gradient(
                 |q| ssd(&img, &template, q[0], [q[1], q[2]]),
@@ -1009,7 +1080,12 @@ mod warp {
             );
             let (vj, dj) = ssd_jvp(&img, &template, theta, shift, (0.3, [-0.5, 0.8]));
             assert_eq!(vj, v);
-            assert_close(dj, 0.3 * g.0 - 0.5 * g.1[0] + 0.8 * g.1[1], 1e-12, "ssd jvp");
+            assert_close(
+                dj,
+                0.3 * g.0 - 0.5 * g.1[0] + 0.8 * g.1[1],
+                1e-12,
+                "ssd jvp",
+            );
         }
     }
 }
@@ -1062,7 +1138,13 @@ mod fem2d {
     }
 
     #[differentiable(wrt(u, coords), order = 2)]
-    pub fn energy(u: &[f64], coords: &[f64], tris: &[(usize, usize, usize)], kappa: f64, f: &[f64]) -> f64 {
+    pub fn energy(
+        u: &[f64],
+        coords: &[f64],
+        tris: &[(usize, usize, usize)],
+        kappa: f64,
+        f: &[f64],
+    ) -> f64 {
         let n = u.len();
         let mut k = vec![0.0; n * n];
         assemble(coords, tris, kappa, &mut k);
@@ -1093,7 +1175,10 @@ mod fem2d {
         let by_hand = [2.0, -1.0, -1.0, -1.0, 1.0, 0.0, -1.0, 0.0, 1.0];
         assert_all_close(&ke, &by_hand, 1e-15, "the right triangle's stiffness");
         for p in points(4680, 7, 10, -1.0, 1.0) {
-            let (x, y) = ([0.1 * p[0], 1.0 + 0.1 * p[1], 0.2 * p[2]], [0.1 * p[3], 0.1 * p[4], 1.0 + 0.1 * p[5]]);
+            let (x, y) = (
+                [0.1 * p[0], 1.0 + 0.1 * p[1], 0.2 * p[2]],
+                [0.1 * p[3], 0.1 * p[4], 1.0 + 0.1 * p[5]],
+            );
             let kappa = 1.5 + p[6];
             let mut ke = [0.0; 9];
             let area = element(x, y, kappa, &mut ke);
@@ -1174,8 +1259,15 @@ mod fem2d {
                 assert_all_close(&h[i][..5], &k[5 * i..5 * i + 5], 1e-13, "Huu = K");
             }
             let mut b = (vec![f64::NAN; 5], vec![f64::NAN; 10]);
-            assert_eq!(energy_grad_into(u, coords, &TRIS, 1.3, &f, (&mut b.0, &mut b.1)), v);
-            same_bits(&[b.0, b.1].concat(), &[g.0.clone(), g.1.clone()].concat(), "energy");
+            assert_eq!(
+                energy_grad_into(u, coords, &TRIS, 1.3, &f, (&mut b.0, &mut b.1)),
+                v
+            );
+            same_bits(
+                &[b.0, b.1].concat(),
+                &[g.0.clone(), g.1.clone()].concat(),
+                "energy",
+            );
         }
         audit(
             &Items {
@@ -1190,11 +1282,19 @@ mod fem2d {
                     (v, [g.0, g.1].concat())
                 },
                 jvp: &|x, t| {
-                    energy_jvp(&x[..5], &x[5..], &TRIS, 1.3, &f, (t[..5].to_vec(), t[5..].to_vec()))
+                    energy_jvp(
+                        &x[..5],
+                        &x[5..],
+                        &TRIS,
+                        1.3,
+                        &f,
+                        (t[..5].to_vec(), t[5..].to_vec()),
+                    )
                 },
                 grad_into: &|x| {
                     let mut b = (vec![f64::NAN; 5], vec![f64::NAN; 10]);
-                    let v = energy_grad_into(&x[..5], &x[5..], &TRIS, 1.3, &f, (&mut b.0, &mut b.1));
+                    let v =
+                        energy_grad_into(&x[..5], &x[5..], &TRIS, 1.3, &f, (&mut b.0, &mut b.1));
                     (v, [b.0, b.1].concat())
                 },
                 hvp: Some(&|x, v| {
@@ -1302,9 +1402,13 @@ mod infonce {
             let (c, (ga, gb)) = cosine_grad(&p[..3], &p[3..]);
             let (a, b) = (&p[..3], &p[3..]);
             let (na, nb) = (dot(a, a).sqrt(), dot(b, b).sqrt());
-            let by_hand: Vec<f64> = (0..3).map(|k| b[k] / (na * nb) - c * a[k] / (na * na)).collect();
+            let by_hand: Vec<f64> = (0..3)
+                .map(|k| b[k] / (na * nb) - c * a[k] / (na * na))
+                .collect();
             assert_all_close(&ga, &by_hand, 1e-13, "d cos / da");
-            let by_hand: Vec<f64> = (0..3).map(|k| a[k] / (na * nb) - c * b[k] / (nb * nb)).collect();
+            let by_hand: Vec<f64> = (0..3)
+                .map(|k| a[k] / (na * nb) - c * b[k] / (nb * nb))
+                .collect();
             assert_all_close(&gb, &by_hand, 1e-13, "d cos / db");
         }
     }
@@ -1324,8 +1428,15 @@ mod infonce {
             let (r, dtau) = reference(&a, &p, tau);
             assert_close(v, r, 1e-13, "info_nce value");
             assert_close(g.2, dtau, 1e-12, "d loss / d tau by hand");
-            let mut b = (vec![vec![f64::NAN; 3]; 3], vec![vec![f64::NAN; 3]; 3], f64::NAN);
-            assert_eq!(info_nce_grad_into(&a, &p, tau, (&mut b.0, &mut b.1, &mut b.2)), v);
+            let mut b = (
+                vec![vec![f64::NAN; 3]; 3],
+                vec![vec![f64::NAN; 3]; 3],
+                f64::NAN,
+            );
+            assert_eq!(
+                info_nce_grad_into(&a, &p, tau, (&mut b.0, &mut b.1, &mut b.2)),
+                v
+            );
             same_bits(&flat(&b), &flat(&g), "info_nce");
         }
         audit(
@@ -1351,7 +1462,11 @@ mod infonce {
                 },
                 grad_into: &|x| {
                     let (a, p, tau) = split(x);
-                    let mut b = (vec![vec![f64::NAN; 3]; 3], vec![vec![f64::NAN; 3]; 3], f64::NAN);
+                    let mut b = (
+                        vec![vec![f64::NAN; 3]; 3],
+                        vec![vec![f64::NAN; 3]; 3],
+                        f64::NAN,
+                    );
                     let v = info_nce_grad_into(&a, &p, tau, (&mut b.0, &mut b.1, &mut b.2));
                     (v, flat(&b))
                 },
@@ -1494,7 +1609,10 @@ mod crf {
         for p in points(4701, 18, 10, -1.0, 1.0) {
             let m = model(&p);
             let paths = sequences();
-            let scores: Vec<f64> = paths.iter().map(|tags| dot(&features(&xs, tags), &p)).collect();
+            let scores: Vec<f64> = paths
+                .iter()
+                .map(|tags| dot(&features(&xs, tags), &p))
+                .collect();
             for (tags, s) in paths.iter().zip(&scores).step_by(7) {
                 assert_close(m.score(&xs, tags), *s, 1e-13, "score");
             }
@@ -1625,7 +1743,11 @@ mod gauss_hermite {
                 quad(|x| (1.0 + x.exp()).ln(), mu, sigma),
                 quad(sig, mu, sigma),
                 quad(|x| sig(x) * (1.0 - sig(x)), mu, sigma),
-                quad(|x| sig(x) * (1.0 - sig(x)) * (1.0 - 2.0 * sig(x)), mu, sigma),
+                quad(
+                    |x| sig(x) * (1.0 - sig(x)) * (1.0 - 2.0 * sig(x)),
+                    mu,
+                    sigma,
+                ),
             ];
             let d = expected_derivatives(mu, sigma);
             assert_all_close(&d, &by_hand, 1e-12, "expected_derivatives");
@@ -1784,7 +1906,12 @@ mod golden {
                 [2.0, 0.0, -2.0 * w, -2.0 * (1.0 - w)],
                 [0.0, 0.0, c3 * w, c3 * (1.0 - w)],
                 [-2.0 * w, c3 * w, gtt * w * w, gtt * w * (1.0 - w)],
-                [-2.0 * (1.0 - w), c3 * (1.0 - w), gtt * w * (1.0 - w), gtt * (1.0 - w).powi(2)],
+                [
+                    -2.0 * (1.0 - w),
+                    c3 * (1.0 - w),
+                    gtt * w * (1.0 - w),
+                    gtt * (1.0 - w).powi(2),
+                ],
             ];
             for i in 0..4 {
                 assert_all_close(&h[i], &by_hand[i], 1e-11, "fitted Hessian by hand");
@@ -1879,11 +2006,18 @@ mod barycentric {
                 w
             });
             for a in 0..4 {
-                let by_hand: f64 = (0..4).filter(|&k| k != a).map(|k| 1.0 / (x[a] - x[k])).product();
+                let by_hand: f64 = (0..4)
+                    .filter(|&k| k != a)
+                    .map(|k| 1.0 / (x[a] - x[k]))
+                    .product();
                 assert_close(w[a], by_hand, 1e-14, "weight");
                 for b in 0..4 {
                     let d = if a == b {
-                        -w[a] * (0..4).filter(|&k| k != a).map(|k| 1.0 / (x[a] - x[k])).sum::<f64>()
+                        -w[a]
+                            * (0..4)
+                                .filter(|&k| k != a)
+                                .map(|k| 1.0 / (x[a] - x[k]))
+                                .sum::<f64>()
                     } else {
                         w[a] / (x[a] - x[b])
                     };
@@ -1923,12 +2057,18 @@ mod barycentric {
             let dl: f64 = (0..4)
                 .map(|j| {
                     f[j] * l[j]
-                        * (0..4).filter(|&k| k != j).map(|k| 1.0 / (at - n[k])).sum::<f64>()
+                        * (0..4)
+                            .filter(|&k| k != j)
+                            .map(|k| 1.0 / (at - n[k]))
+                            .sum::<f64>()
                 })
                 .sum();
             assert_close(g.2, dl, 1e-12, "d p / d x");
             let mut b = (vec![f64::NAN; 4], vec![f64::NAN; 4], f64::NAN);
-            assert_eq!(interpolate_grad_into(n, f, at, (&mut b.0, &mut b.1, &mut b.2)), v);
+            assert_eq!(
+                interpolate_grad_into(n, f, at, (&mut b.0, &mut b.1, &mut b.2)),
+                v
+            );
             same_bits(
                 &[b.0, b.1, vec![b.2]].concat(),
                 &[g.0.clone(), g.1.clone(), vec![g.2]].concat(),
@@ -1956,7 +2096,12 @@ mod barycentric {
                 jvp: &|x, t| interpolate_jvp(&x[..4], &x[4..8], x[8], split(t)),
                 grad_into: &|x| {
                     let mut b = (vec![f64::NAN; 4], vec![f64::NAN; 4], f64::NAN);
-                    let v = interpolate_grad_into(&x[..4], &x[4..8], x[8], (&mut b.0, &mut b.1, &mut b.2));
+                    let v = interpolate_grad_into(
+                        &x[..4],
+                        &x[4..8],
+                        x[8],
+                        (&mut b.0, &mut b.1, &mut b.2),
+                    );
                     (v, flat(b))
                 },
                 hvp: Some(&|x, v| {
@@ -2052,7 +2197,8 @@ mod gnn {
             let ns = &NBRS[OFFSETS[i]..OFFSETS[i + 1]];
             for d in 0..dim {
                 if !ns.is_empty() {
-                    out[i * dim + d] += ns.iter().map(|&j| h[j * dim + d]).sum::<f64>() / ns.len() as f64;
+                    out[i * dim + d] +=
+                        ns.iter().map(|&j| h[j * dim + d]).sum::<f64>() / ns.len() as f64;
                 }
             }
         }
@@ -2104,7 +2250,14 @@ mod gnn {
             let mut o2 = vec![0.0; 15];
             let mut jt = vec![0.0; 15];
             let tx = t[9..19].to_vec();
-            dense_jvp(x, &w, b, &mut o2, (tx, common::contract::rows(&t[..6], 2), t[6..9].to_vec()), &mut jt);
+            dense_jvp(
+                x,
+                &w,
+                b,
+                &mut o2,
+                (tx, common::contract::rows(&t[..6], 2), t[6..9].to_vec()),
+                &mut jt,
+            );
             assert_eq!(o1, o2);
             let mut cjf = cj.0.clone();
             let mut tf = t[9..19].to_vec();
@@ -2119,7 +2272,13 @@ mod gnn {
     fn loss_at_order_2() {
         let feats = wave(10, 0.25);
         let target = 0.3;
-        let split = |x: &[f64]| (common::contract::rows(&x[..6], 2), x[6..9].to_vec(), x[9..12].to_vec());
+        let split = |x: &[f64]| {
+            (
+                common::contract::rows(&x[..6], 2),
+                x[6..9].to_vec(),
+                x[9..12].to_vec(),
+            )
+        };
         let flat = |g: (Vec<Vec<f64>>, Vec<f64>, Vec<f64>)| {
             let mut v: Vec<f64> = g.0.into_iter().flatten().collect();
             v.extend(g.1);
@@ -2130,9 +2289,27 @@ mod gnn {
         for x in &pts {
             let (w1, b1, w2) = split(x);
             let (v, g) = loss_grad(&feats, &OFFSETS, &NBRS, &w1, &b1, &w2, target);
-            assert_close(v, reference(&feats, &w1, &b1, &w2, target), 1e-13, "gnn loss");
-            let mut b = (vec![vec![f64::NAN; 2]; 3], vec![f64::NAN; 3], vec![f64::NAN; 3]);
-            let vi = loss_grad_into(&feats, &OFFSETS, &NBRS, &w1, &b1, &w2, target, (&mut b.0, &mut b.1, &mut b.2));
+            assert_close(
+                v,
+                reference(&feats, &w1, &b1, &w2, target),
+                1e-13,
+                "gnn loss",
+            );
+            let mut b = (
+                vec![vec![f64::NAN; 2]; 3],
+                vec![f64::NAN; 3],
+                vec![f64::NAN; 3],
+            );
+            let vi = loss_grad_into(
+                &feats,
+                &OFFSETS,
+                &NBRS,
+                &w1,
+                &b1,
+                &w2,
+                target,
+                (&mut b.0, &mut b.1, &mut b.2),
+            );
             assert_eq!(vi, v);
             same_bits(&flat(b), &flat(g), "gnn loss");
         }
@@ -2159,13 +2336,27 @@ mod gnn {
                 },
                 grad_into: &|x| {
                     let (w1, b1, w2) = split(x);
-                    let mut b = (vec![vec![f64::NAN; 2]; 3], vec![f64::NAN; 3], vec![f64::NAN; 3]);
-                    let v = loss_grad_into(&feats, &OFFSETS, &NBRS, &w1, &b1, &w2, target, (&mut b.0, &mut b.1, &mut b.2));
+                    let mut b = (
+                        vec![vec![f64::NAN; 2]; 3],
+                        vec![f64::NAN; 3],
+                        vec![f64::NAN; 3],
+                    );
+                    let v = loss_grad_into(
+                        &feats,
+                        &OFFSETS,
+                        &NBRS,
+                        &w1,
+                        &b1,
+                        &w2,
+                        target,
+                        (&mut b.0, &mut b.1, &mut b.2),
+                    );
                     (v, flat(b))
                 },
                 hvp: Some(&|x, v| {
                     let (w1, b1, w2) = split(x);
-                    let (f, g, hv) = loss_hvp(&feats, &OFFSETS, &NBRS, &w1, &b1, &w2, target, split(v));
+                    let (f, g, hv) =
+                        loss_hvp(&feats, &OFFSETS, &NBRS, &w1, &b1, &w2, target, split(v));
                     (f, flat(g), flat(hv))
                 }),
                 hessian: Some(&|x| {
@@ -2255,7 +2446,11 @@ mod krr {
     #[differentiable(wrt(ell, lambda), order = 2)]
     pub fn fit_error(ell: f64, lambda: f64, xs: &[f64], ys: &[f64]) -> f64 {
         let fitted = predict(ell, xs, ys, lambda, xs);
-        fitted.iter().zip(ys).map(|(f, y)| (f - y).powi(2)).sum::<f64>()
+        fitted
+            .iter()
+            .zip(ys)
+            .map(|(f, y)| (f - y).powi(2))
+            .sum::<f64>()
     }
 
     /// Gaussian elimination on the dense system (the oracle).
@@ -2295,7 +2490,9 @@ mod krr {
     fn predict_jacobian_and_duality() {
         for p in points(4750, 11, 10, -1.0, 1.0) {
             let ell = 0.4 + 0.3 * (p[0] + 1.0);
-            let xs: Vec<f64> = (0..5).map(|i| -1.0 + 0.5 * i as f64 + 0.1 * p[1 + i]).collect();
+            let xs: Vec<f64> = (0..5)
+                .map(|i| -1.0 + 0.5 * i as f64 + 0.1 * p[1 + i])
+                .collect();
             let ys = p[6..11].to_vec();
             let out = predict(ell, &xs, &ys, 0.1, &QUERIES);
             assert_all_close(&out, &reference(ell, &xs, &ys, 0.1, &QUERIES), 1e-11, "krr");
@@ -2310,7 +2507,14 @@ mod krr {
             let c = wave(3, 0.5);
             let t = wave(11, 0.2);
             let (v, cj) = predict_vjp(ell, &xs, &ys, 0.1, &QUERIES, c.clone());
-            let (v2, jt) = predict_jvp(ell, &xs, &ys, 0.1, &QUERIES, (t[0], t[1..6].to_vec(), t[6..].to_vec()));
+            let (v2, jt) = predict_jvp(
+                ell,
+                &xs,
+                &ys,
+                0.1,
+                &QUERIES,
+                (t[0], t[1..6].to_vec(), t[6..].to_vec()),
+            );
             assert_eq!((&v, &v2), (&out, &out));
             let mut cjf = vec![cj.0];
             cjf.extend(&cj.1);
@@ -2365,7 +2569,10 @@ mod krr {
         for x in &pts {
             let (v, g) = fit_error_grad(x[0], x[1], &xs, &ys);
             let mut b = (f64::NAN, f64::NAN);
-            assert_eq!(fit_error_grad_into(x[0], x[1], &xs, &ys, (&mut b.0, &mut b.1)), v);
+            assert_eq!(
+                fit_error_grad_into(x[0], x[1], &xs, &ys, (&mut b.0, &mut b.1)),
+                v
+            );
             same_bits(&[b.0, b.1], &[g.0, g.1], "fit_error");
         }
     }
@@ -2420,8 +2627,10 @@ mod peng_robinson {
         }
         *z_out = z;
         let s2 = std::f64::consts::SQRT_2;
-        z - 1.0 - (z - big_b).ln()
-            - big_a / (2.0 * s2 * big_b) * ((z + (1.0 + s2) * big_b) / (z + (1.0 - s2) * big_b)).ln()
+        z - 1.0
+            - (z - big_b).ln()
+            - big_a / (2.0 * s2 * big_b)
+                * ((z + (1.0 + s2) * big_b) / (z + (1.0 - s2) * big_b)).ln()
     }
 
     #[differentiable(wrt(t, p), order = 2)]
@@ -2449,7 +2658,16 @@ mod peng_robinson {
             // dZ/dp from the jvp of the output: -(df/dA A/p + df/dB B/p) / df/dZ.
             let mut z2 = 0.0;
             let mut dz = f64::NAN;
-            let (v2, _) = ln_phi_jvp(t, p, 190.6, 4.599e6, 0.012, &mut z2, (0.0, 1.0, 0.0, 0.0, 0.0), &mut dz);
+            let (v2, _) = ln_phi_jvp(
+                t,
+                p,
+                190.6,
+                4.599e6,
+                0.012,
+                &mut z2,
+                (0.0, 1.0, 0.0, 0.0, 0.0),
+                &mut dz,
+            );
             assert_eq!((v2, z2), (v, z));
             let (_, dcubic) = cubic_vjp(z, ba, bb, (1.0, 0.0));
             let implicit = -(dcubic.1 * ba / p + dcubic.2 * bb / p) / df;
@@ -2460,7 +2678,16 @@ mod peng_robinson {
             let (_, cj) = ln_phi_vjp(t, p, 190.6, 4.599e6, 0.012, &mut z3, c.0, c.1);
             let mut z4 = 0.0;
             let mut dz4 = 0.0;
-            let (_, dv) = ln_phi_jvp(t, p, 190.6, 4.599e6, 0.012, &mut z4, (0.3, 2e5, 1.0, -3e3, 0.01), &mut dz4);
+            let (_, dv) = ln_phi_jvp(
+                t,
+                p,
+                190.6,
+                4.599e6,
+                0.012,
+                &mut z4,
+                (0.3, 2e5, 1.0, -3e3, 0.01),
+                &mut dz4,
+            );
             check_dual(
                 "ln_phi",
                 &[c.0, c.1],
@@ -2494,21 +2721,38 @@ mod peng_robinson {
                     let (v, g) = fugacity_gap_vjp(100.0 * x[0], 1e6 * x[1], -0.05, d);
                     (v, vec![100.0 * g.0, 1e6 * g.1])
                 },
-                jvp: &|x, t| fugacity_gap_jvp(100.0 * x[0], 1e6 * x[1], -0.05, (100.0 * t[0], 1e6 * t[1])),
+                jvp: &|x, t| {
+                    fugacity_gap_jvp(100.0 * x[0], 1e6 * x[1], -0.05, (100.0 * t[0], 1e6 * t[1]))
+                },
                 grad_into: &|x| {
                     let mut b = (f64::NAN, f64::NAN);
-                    let v = fugacity_gap_grad_into(100.0 * x[0], 1e6 * x[1], -0.05, (&mut b.0, &mut b.1));
+                    let v = fugacity_gap_grad_into(
+                        100.0 * x[0],
+                        1e6 * x[1],
+                        -0.05,
+                        (&mut b.0, &mut b.1),
+                    );
                     (v, vec![100.0 * b.0, 1e6 * b.1])
                 },
                 hvp: Some(&|x, v| {
-                    let (f, g, hv) =
-                        fugacity_gap_hvp(100.0 * x[0], 1e6 * x[1], -0.05, (100.0 * v[0], 1e6 * v[1]));
-                    (f, vec![100.0 * g.0, 1e6 * g.1], vec![100.0 * hv.0, 1e6 * hv.1])
+                    let (f, g, hv) = fugacity_gap_hvp(
+                        100.0 * x[0],
+                        1e6 * x[1],
+                        -0.05,
+                        (100.0 * v[0], 1e6 * v[1]),
+                    );
+                    (
+                        f,
+                        vec![100.0 * g.0, 1e6 * g.1],
+                        vec![100.0 * hv.0, 1e6 * hv.1],
+                    )
                 }),
                 hessian: Some(&|x| {
                     let (f, g, h) = fugacity_gap_hessian(100.0 * x[0], 1e6 * x[1], -0.05);
                     let s = [100.0, 1e6];
-                    let h = (0..2).map(|i| (0..2).map(|j| s[i] * s[j] * h[i][j]).collect()).collect();
+                    let h = (0..2)
+                        .map(|i| (0..2).map(|j| s[i] * s[j] * h[i][j]).collect())
+                        .collect();
                     (f, vec![100.0 * g.0, 1e6 * g.1], h)
                 }),
                 analytic: None,
@@ -2518,7 +2762,10 @@ mod peng_robinson {
         for x in &pts {
             let (v, g) = fugacity_gap_grad(100.0 * x[0], 1e6 * x[1], -0.05);
             let mut b = (f64::NAN, f64::NAN);
-            assert_eq!(fugacity_gap_grad_into(100.0 * x[0], 1e6 * x[1], -0.05, (&mut b.0, &mut b.1)), v);
+            assert_eq!(
+                fugacity_gap_grad_into(100.0 * x[0], 1e6 * x[1], -0.05, (&mut b.0, &mut b.1)),
+                v
+            );
             same_bits(&[b.0, b.1], &[g.0, g.1], "fugacity_gap");
         }
     }
@@ -2564,7 +2811,13 @@ mod td {
     }
 
     #[differentiable(wrt(w), order = 2)]
-    pub fn td_loss(w: &[f64], batch: &[Vec<f64>], actions: &[usize], rewards: &[f64], gamma: f64) -> f64 {
+    pub fn td_loss(
+        w: &[f64],
+        batch: &[Vec<f64>],
+        actions: &[usize],
+        rewards: &[f64],
+        gamma: f64,
+    ) -> f64 {
         let d = (batch[0].len() - 1) / 2;
         let mut total = 0.0;
         for (i, row) in batch.iter().enumerate() {
@@ -2583,7 +2836,13 @@ mod td {
         total / batch.len() as f64
     }
 
-    fn reference_grad(w: &[f64], batch: &[Vec<f64>], actions: &[usize], rewards: &[f64], gamma: f64) -> Vec<f64> {
+    fn reference_grad(
+        w: &[f64],
+        batch: &[Vec<f64>],
+        actions: &[usize],
+        rewards: &[f64],
+        gamma: f64,
+    ) -> Vec<f64> {
         let d = 2;
         let q = |s: &[f64], a: usize| w[a * 3 + 2] + w[a * 3] * s[0] + w[a * 3 + 1] * s[1];
         let mut g = vec![0.0; 6];
@@ -2617,9 +2876,17 @@ mod td {
         for w in &pts {
             let (v, g) = td_loss_grad(w, &batch, &actions, &rewards, 0.9);
             assert_eq!(v, td_loss(w, &batch, &actions, &rewards, 0.9));
-            assert_all_close(&g, &reference_grad(w, &batch, &actions, &rewards, 0.9), 1e-13, "semi-gradient");
+            assert_all_close(
+                &g,
+                &reference_grad(w, &batch, &actions, &rewards, 0.9),
+                1e-13,
+                "semi-gradient",
+            );
             let mut b = vec![f64::NAN; 6];
-            assert_eq!(td_loss_grad_into(w, &batch, &actions, &rewards, 0.9, &mut b), v);
+            assert_eq!(
+                td_loss_grad_into(w, &batch, &actions, &rewards, 0.9, &mut b),
+                v
+            );
             same_bits(&b, &g, "td_loss");
             // The Hessian, as JAX's of a `stop_gradient` target: zero derivative at every order, so
             // `sum_i [|r_i| <= 1] dq_i dq_iᵀ / n` by hand (not the Jacobian of `_grad`'s numbers, whose
@@ -2652,7 +2919,477 @@ mod td {
             assert_close(dj, dot(&g, &vv), 1e-12, "td_loss_jvp");
             let (vv2, gv) = td_loss_vjp(w, &batch, &actions, &rewards, 0.9, 3.0);
             assert_eq!(vv2, v);
-            assert_all_close(&gv, &g.iter().map(|x| 3.0 * x).collect::<Vec<_>>(), 1e-14, "td_loss_vjp");
+            assert_all_close(
+                &gv,
+                &g.iter().map(|x| 3.0 * x).collect::<Vec<_>>(),
+                1e-14,
+                "td_loss_vjp",
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (17) Polishing a polynomial root by Newton, generic over `T: Float`: Horner's rule returning the value
+// and the derivative as a tuple (`.iter().rev()`), a `for` with a `break` on a small step, at `order =
+// 2` in the coefficients; run on `f64`, `f32` and `Dual<f64>`. By implicit differentiation of
+// `P(r; c) = 0`: `dr/dc_k = -r^k / P'(r)`, and the second derivatives from differentiating that again.
+
+mod root_polish {
+    use super::*;
+    use autodiff::{differentiable, Float};
+
+    #[differentiable]
+    pub fn horner<T: Float>(c: &[T], x: T) -> (T, T) {
+        let mut p = T::zero();
+        let mut dp = T::zero();
+        for &ck in c.iter().rev() {
+            dp = dp * x + p;
+            p = p * x + ck;
+        }
+        (p, dp)
+    }
+
+    #[differentiable(wrt(c), order = 2)]
+    pub fn root<T: Float>(c: &[T], guess: T) -> T {
+        let mut x = guess;
+        let tol = T::from(1e-14).unwrap();
+        for _ in 0..60 {
+            let (p, dp) = horner(c, x);
+            let step = p / dp;
+            x = x - step;
+            if step.abs() < tol {
+                break;
+            }
+        }
+        x
+    }
+
+    /// Coefficients (lowest degree first) of a cubic with a simple root near 1.
+    fn coefficients(p: &[f64]) -> Vec<f64> {
+        vec![
+            -1.0 + 0.2 * p[0],
+            0.5 + 0.2 * p[1],
+            0.3 * p[2],
+            1.0 + 0.2 * p[3],
+        ]
+    }
+
+    #[test]
+    fn root_by_implicit_differentiation() {
+        for p in points(4780, 4, 12, -1.0, 1.0) {
+            let c = coefficients(&p);
+            let (r, g, h) = root_hessian(&c, 1.0);
+            let (pr, d1) = horner(&c, r);
+            assert!(pr.abs() < 1e-13, "a root");
+            let d2: f64 = (2..4)
+                .map(|k| (k * (k - 1)) as f64 * c[k] * r.powi(k as i32 - 2))
+                .sum();
+            let rk = |k: usize| r.powi(k as i32);
+            let dr: Vec<f64> = (0..4).map(|k| -rk(k) / d1).collect();
+            assert_all_close(&g, &dr, 1e-12, "dr/dc by hand");
+            for j in 0..4 {
+                for k in 0..4 {
+                    // d/dc_j of -(r^k / P'): P' depends on c_j directly (j r^(j-1)) and through r.
+                    let drk = if k == 0 {
+                        0.0
+                    } else {
+                        k as f64 * r.powi(k as i32 - 1) * dr[j]
+                    };
+                    let dd1 = d2 * dr[j]
+                        + if j == 0 {
+                            0.0
+                        } else {
+                            j as f64 * r.powi(j as i32 - 1)
+                        };
+                    let by_hand = -(drk * d1 - rk(k) * dd1) / (d1 * d1);
+                    assert_close(h[j][k], by_hand, 1e-10, "d²r/dc_j dc_k by hand");
+                }
+            }
+            // The same function on f32 and on dual numbers.
+            let c32: Vec<f32> = c.iter().map(|&v| v as f32).collect();
+            let (r32, g32) = root_grad(&c32, 1.0f32);
+            assert!((r32 as f64 - r).abs() < 1e-5);
+            for k in 0..4 {
+                assert!(
+                    (g32[k] as f64 - g[k]).abs() < 1e-4 * (1.0 + g[k].abs()),
+                    "f32 gradient"
+                );
+            }
+            let t = wave(4, 0.6);
+            let duals = common::seeded(&c, &t);
+            let rd = root(&duals, autodiff::Dual::new(1.0, 0.0));
+            assert_close(rd.re, r, 1e-14, "dual value");
+            assert_close(rd.eps, dot(&g, &t), 1e-11, "dual tangent");
+            let mut b = vec![f64::NAN; 4];
+            assert_eq!(root_grad_into(&c, 1.0, &mut b), r);
+            same_bits(&b, &g, "root");
+        }
+    }
+
+    #[test]
+    fn root_at_order_2() {
+        let pts: Vec<Vec<f64>> = points(4781, 4, 10, -1.0, 1.0)
+            .iter()
+            .map(|p| coefficients(p))
+            .collect();
+        audit(
+            &Items {
+                what: "root_polish::root",
+                primal: &|x| root(x, 1.0),
+                grad: &|x| root_grad(x, 1.0),
+                vjp: &|x, d| root_vjp(x, 1.0, d),
+                jvp: &|x, t| root_jvp(x, 1.0, t.to_vec()),
+                grad_into: &|x| {
+                    let mut b = vec![f64::NAN; 4];
+                    let v = root_grad_into(x, 1.0, &mut b);
+                    (v, b)
+                },
+                hvp: Some(&|x, v| root_hvp(x, 1.0, v.to_vec())),
+                hessian: Some(&|x| root_hessian(x, 1.0)),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (18) A Pacejka "magic formula" tyre as a `Differentiable` struct with an array field (`[f64; 4]`),
+// a nested `Differentiable` struct field (load sensitivity) and a `#[no_grad]` id: an associated helper
+// `Self::magic` (no `self`), a method `force` reading nested fields, a fit over zipped slices, all at
+// `order = 2`; the struct's gradient and Hessian over its flat view.
+
+mod tyre {
+    use super::*;
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Load {
+        pub fz0: f64,
+        pub gain: f64,
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Tyre {
+        pub shape: [f64; 4],
+        pub load: Load,
+        #[no_grad]
+        pub id: usize,
+    }
+
+    impl Tyre {
+        #[differentiable(order = 2)]
+        pub fn magic(b: f64, c: f64, d: f64, e: f64, x: f64) -> f64 {
+            let bx = b * x;
+            d * (c * (bx - e * (bx - bx.atan())).atan()).sin()
+        }
+
+        #[differentiable(wrt(self), order = 2)]
+        pub fn force(&self, slip: f64, fz: f64) -> f64 {
+            let dfz = (fz - self.load.fz0) / self.load.fz0;
+            let peak = self.shape[2] * (1.0 + self.load.gain * dfz) * fz;
+            Self::magic(self.shape[0], self.shape[1], peak, self.shape[3], slip)
+        }
+
+        #[differentiable(wrt(self), order = 2)]
+        pub fn fit(&self, slips: &[f64], loads: &[f64], measured: &[f64]) -> f64 {
+            let mut sse = 0.0;
+            for ((&s, &fz), &m) in slips.iter().zip(loads).zip(measured) {
+                let r = self.force(s, fz) - m;
+                sse += r * r;
+            }
+            sse
+        }
+    }
+
+    fn tyre(p: &[f64]) -> Tyre {
+        Tyre {
+            shape: [p[0], p[1], p[2], p[3]],
+            load: Load {
+                fz0: p[4],
+                gain: p[5],
+            },
+            id: 7,
+        }
+    }
+
+    fn unit(q: &[f64]) -> Vec<f64> {
+        vec![
+            8.0 + 4.0 * q[0],
+            1.3 + 0.4 * q[1],
+            1.0 + 0.2 * q[2],
+            -0.5 + q[3],
+            3.0 + q[4],
+            -0.2 + 0.2 * q[5],
+        ]
+    }
+
+    #[test]
+    fn magic_by_hand() {
+        for q in points(4790, 5, 12, 0.0, 1.0) {
+            let (b, c, d, e, x) = (
+                8.0 + 4.0 * q[0],
+                1.3 + 0.4 * q[1],
+                1.0 + q[2],
+                -0.5 + q[3],
+                -0.3 + 0.6 * q[4],
+            );
+            let bx = b * x;
+            let phi = bx - e * (bx - bx.atan());
+            let (v, g) = Tyre::magic_grad(b, c, d, e, x);
+            assert_close(v, d * (c * phi.atan()).sin(), 1e-15, "magic");
+            let outer = d * (c * phi.atan()).cos() * c / (1.0 + phi * phi);
+            let dphi_dx = b - e * (b - b / (1.0 + bx * bx));
+            assert_close(g.4, outer * dphi_dx, 1e-12, "dF/dslip by hand");
+            assert_close(g.2, (c * phi.atan()).sin(), 1e-14, "dF/dD by hand");
+            assert_close(g.3, outer * -(bx - bx.atan()), 1e-12, "dF/dE by hand");
+        }
+    }
+
+    #[test]
+    fn fit_at_order_2() {
+        let slips = wave(8, 0.1).iter().map(|v| 0.2 * v).collect::<Vec<f64>>();
+        let loads: Vec<f64> = (0..8).map(|i| 2.0 + 0.3 * i as f64).collect();
+        let measured = wave(8, 1.4).iter().map(|v| 2.0 * v).collect::<Vec<f64>>();
+        let pts: Vec<Vec<f64>> = points(4791, 6, 8, 0.0, 1.0)
+            .iter()
+            .map(|q| unit(q))
+            .collect();
+        for p in &pts {
+            let t = tyre(p);
+            let (v, g) = t.fit_grad(&slips, &loads, &measured);
+            assert_eq!(g.id, 7, "the no_grad id is copied");
+            let mut b = t.zero_like();
+            b.shape[1] = f64::NAN;
+            assert_eq!(t.fit_grad_into(&slips, &loads, &measured, &mut b), v);
+            same_bits(&b.to_flat(), &g.to_flat(), "fit");
+            assert_eq!(t.from_flat(&g.to_flat()).load.gain, g.load.gain);
+        }
+        audit(
+            &Items {
+                what: "tyre::fit",
+                primal: &|x| tyre(x).fit(&slips, &loads, &measured),
+                grad: &|x| {
+                    let (v, g) = tyre(x).fit_grad(&slips, &loads, &measured);
+                    (v, g.to_flat())
+                },
+                vjp: &|x, d| {
+                    let (v, g) = tyre(x).fit_vjp(&slips, &loads, &measured, d);
+                    (v, g.to_flat())
+                },
+                jvp: &|x, t| tyre(x).fit_jvp(&slips, &loads, &measured, tyre(t)),
+                grad_into: &|x| {
+                    let t = tyre(x);
+                    let mut b = t.zero_like();
+                    let v = t.fit_grad_into(&slips, &loads, &measured, &mut b);
+                    (v, b.to_flat())
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, hv) = tyre(x).fit_hvp(&slips, &loads, &measured, tyre(v));
+                    (f, g.to_flat(), hv.to_flat())
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = tyre(x).fit_hessian(&slips, &loads, &measured);
+                    (f, g.to_flat(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (19) A linear recurrence `x_{n+1} = a x_n + b x_{n-1}` by a recursive matrix power (squaring, an
+// early `return` of the identity, an array chosen by `if`), `[f64; 4]` products from a helper, at
+// `order = 2` in `(a, b)`; against the recurrence run forward and its derivatives carried by hand.
+
+mod matpow {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn mat_mul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
+        [
+            a[0] * b[0] + a[1] * b[2],
+            a[0] * b[1] + a[1] * b[3],
+            a[2] * b[0] + a[3] * b[2],
+            a[2] * b[1] + a[3] * b[3],
+        ]
+    }
+
+    #[differentiable]
+    pub fn mat_pow(m: [f64; 4], n: u32) -> [f64; 4] {
+        if n == 0 {
+            return [1.0, 0.0, 0.0, 1.0];
+        }
+        let half = mat_pow(m, n / 2);
+        let sq = mat_mul(half, half);
+        if n % 2 == 1 {
+            mat_mul(sq, m)
+        } else {
+            sq
+        }
+    }
+
+    #[differentiable(order = 2)]
+    pub fn term(a: f64, b: f64) -> f64 {
+        let p = mat_pow([a, b, 1.0, 0.0], 11);
+        p[2]
+    }
+
+    /// `x_n` and its derivatives in `a` and `b`, first and second, by the recurrence.
+    fn forward(a: f64, b: f64, n: usize) -> [f64; 6] {
+        // (x, x_a, x_b, x_aa, x_ab, x_bb) at n - 1 and n.
+        let mut prev = [0.0; 6];
+        let mut cur = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+        for _ in 1..n {
+            let next = [
+                a * cur[0] + b * prev[0],
+                cur[0] + a * cur[1] + b * prev[1],
+                a * cur[2] + prev[0] + b * prev[2],
+                2.0 * cur[1] + a * cur[3] + b * prev[3],
+                cur[2] + a * cur[4] + prev[1] + b * prev[4],
+                a * cur[5] + 2.0 * prev[2] + b * prev[5],
+            ];
+            prev = cur;
+            cur = next;
+        }
+        cur
+    }
+
+    #[test]
+    fn term_by_the_recurrence() {
+        let pts = points(4800, 2, 12, -1.0, 1.0);
+        for p in &pts {
+            let f = forward(p[0], p[1], 11);
+            let (v, g, h) = term_hessian(p[0], p[1]);
+            assert_close(v, f[0], 1e-13, "x_11");
+            assert_all_close(&[g.0, g.1], &f[1..3], 1e-12, "its gradient");
+            assert_all_close(&[h[0][0], h[0][1], h[1][1]], &f[3..6], 1e-11, "its Hessian");
+            let m = [p[0], p[1], 0.4, -0.3];
+            let c = wave(4, 0.8);
+            let t = wave(4, 0.1);
+            let (_, cj) = mat_pow_vjp(m, 5, arr(&c));
+            let (_, jt) = mat_pow_jvp(m, 5, arr(&t));
+            check_dual("mat_pow", &c, &jt, &cj, &t);
+            let j = mat_pow_jacobian(m, 5);
+            check_jacobian("mat_pow", &m, &j, |q| mat_pow(arr(q), 5).to_vec());
+        }
+        audit(
+            &Items {
+                what: "matpow::term",
+                primal: &|x| term(x[0], x[1]),
+                grad: &|x| {
+                    let (v, g) = term_grad(x[0], x[1]);
+                    (v, vec![g.0, g.1])
+                },
+                vjp: &|x, d| {
+                    let (v, g) = term_vjp(x[0], x[1], d);
+                    (v, vec![g.0, g.1])
+                },
+                jvp: &|x, t| term_jvp(x[0], x[1], (t[0], t[1])),
+                grad_into: &|x| {
+                    let mut b = (f64::NAN, f64::NAN);
+                    let v = term_grad_into(x[0], x[1], (&mut b.0, &mut b.1));
+                    (v, vec![b.0, b.1])
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, hv) = term_hvp(x[0], x[1], (v[0], v[1]));
+                    (f, vec![g.0, g.1], vec![hv.0, hv.1])
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = term_hessian(x[0], x[1]);
+                    (f, vec![g.0, g.1], h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (20) Leave-one-out cross-validation of a Nadaraya-Watson smoother in the log bandwidth: a closure
+// bound to a local capturing the bandwidth, a nested `fn` item, `continue` past the held-out point, at
+// `order = 3` (`_derivatives` against differences, the first derivative by hand).
+
+mod smoother {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable(wrt(log_bw), order = 3)]
+    pub fn loo_cv(log_bw: f64, xs: &[f64], ys: &[f64]) -> f64 {
+        let bw = log_bw.exp();
+        let kernel = |d: f64| (-0.5 * (d / bw).powi(2)).exp();
+        fn sq(v: f64) -> f64 {
+            v * v
+        }
+        let mut err = 0.0;
+        for i in 0..xs.len() {
+            let (mut num, mut den) = (0.0, 0.0);
+            for j in 0..xs.len() {
+                if i == j {
+                    continue;
+                }
+                let k = kernel(xs[i] - xs[j]);
+                num += k * ys[j];
+                den += k;
+            }
+            err += sq(ys[i] - num / den);
+        }
+        err / xs.len() as f64
+    }
+
+    fn by_hand(log_bw: f64, xs: &[f64], ys: &[f64]) -> (f64, f64) {
+        let bw = log_bw.exp();
+        let n = xs.len();
+        let (mut err, mut derr) = (0.0, 0.0);
+        for i in 0..n {
+            let (mut num, mut den, mut dnum, mut dden) = (0.0, 0.0, 0.0, 0.0);
+            for j in (0..n).filter(|&j| j != i) {
+                let u = (xs[i] - xs[j]) / bw;
+                let k = (-0.5 * u * u).exp();
+                // dk/dlog_bw = k u².
+                num += k * ys[j];
+                den += k;
+                dnum += k * u * u * ys[j];
+                dden += k * u * u;
+            }
+            let fit = num / den;
+            let dfit = (dnum * den - num * dden) / (den * den);
+            err += (ys[i] - fit).powi(2);
+            derr += -2.0 * (ys[i] - fit) * dfit;
+        }
+        (err / n as f64, derr / n as f64)
+    }
+
+    #[test]
+    fn loo_cv_derivatives_by_hand() {
+        let xs: Vec<f64> = (0..9).map(|i| i as f64 * 0.25).collect();
+        let ys: Vec<f64> = xs.iter().map(|x| (2.0 * x).sin()).collect();
+        for p in points(4810, 1, 12, -2.0, 0.5) {
+            let h = p[0];
+            let (v, d) = by_hand(h, &xs, &ys);
+            let ds = loo_cv_derivatives(h, &xs, &ys);
+            assert_close(ds[0], v, 1e-14, "loo value");
+            assert_close(ds[1], d, 1e-12, "loo first derivative by hand");
+            let d2 = common::central_difference(|x| loo_cv_grad(x, &xs, &ys).1, h);
+            assert_close(ds[2], d2, 1e-6, "second derivative by differences of _grad");
+            let d3 = common::central_difference(|x| loo_cv_hessian(x, &xs, &ys).2[0][0], h);
+            assert_close(
+                ds[3],
+                d3,
+                1e-6,
+                "third derivative by differences of _hessian",
+            );
+            let (vg, g) = loo_cv_grad(h, &xs, &ys);
+            let mut b = f64::NAN;
+            assert_eq!(loo_cv_grad_into(h, &xs, &ys, &mut b), vg);
+            same_bits(&[b], &[g], "loo_cv");
+            let (_, _, hv) = loo_cv_hvp(h, &xs, &ys, 0.5);
+            assert_close(hv, 0.5 * ds[2], 1e-12, "loo_cv_hvp");
         }
     }
 }
