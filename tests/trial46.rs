@@ -2845,7 +2845,7 @@ mod td {
     ) -> Vec<f64> {
         let d = 2;
         let q = |s: &[f64], a: usize| w[a * 3 + 2] + w[a * 3] * s[0] + w[a * 3 + 1] * s[1];
-        let mut g = vec![0.0; 6];
+        let mut g = [0.0; 6];
         for (i, row) in batch.iter().enumerate() {
             let best = q(&row[d..], 0).max(q(&row[d..], 1));
             let target = rewards[i] + gamma * best * (1.0 - row[4]);
