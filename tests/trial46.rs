@@ -3393,3 +3393,410 @@ mod smoother {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (21) An in-place signal pipeline: an exponential moving average run in place over a `&mut [f64]`
+// (its incoming values read before they are overwritten, so an input as well as an output: its
+// `_jacobian` has their columns), a detrend by a fitted line into the same buffer, and a loss taking
+// its signal as a by-value `mut Vec<f64>` it updates in place (a prefix scan from its own old values,
+// shadowing), at `order = 2`.
+
+mod in_place {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn ema(x: &mut [f64], alpha: f64) {
+        for i in 1..x.len() {
+            x[i] = alpha * x[i] + (1.0 - alpha) * x[i - 1];
+        }
+    }
+
+    #[differentiable]
+    pub fn detrend(x: &mut [f64]) {
+        let n = x.len() as f64;
+        let mean_t = (n - 1.0) / 2.0;
+        let mean_x = x.iter().sum::<f64>() / n;
+        let mut cov = 0.0;
+        let mut var = 0.0;
+        for (i, &v) in x.iter().enumerate() {
+            let dt = i as f64 - mean_t;
+            cov += dt * (v - mean_x);
+            var += dt * dt;
+        }
+        let slope = cov / var;
+        for i in 0..x.len() {
+            x[i] -= mean_x + slope * (i as f64 - mean_t);
+        }
+    }
+
+    #[differentiable(order = 2)]
+    pub fn roughness(mut signal: Vec<f64>, alpha: f64) -> f64 {
+        for i in 1..signal.len() {
+            signal[i] += 0.5 * signal[i - 1];
+        }
+        let mut y = signal.to_vec();
+        ema(&mut y, alpha);
+        detrend(&mut y);
+        let y = y.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum::<f64>();
+        let y = y / signal.len() as f64;
+        y.sqrt()
+    }
+
+    fn reference(s: &[f64], alpha: f64) -> f64 {
+        let mut acc = s.to_vec();
+        for i in 1..acc.len() {
+            acc[i] += 0.5 * acc[i - 1];
+        }
+        let mut y = vec![acc[0]];
+        for i in 1..acc.len() {
+            let prev = y[i - 1];
+            y.push(alpha * acc[i] + (1.0 - alpha) * prev);
+        }
+        let n = y.len() as f64;
+        let (mt, mx) = ((n - 1.0) / 2.0, y.iter().sum::<f64>() / n);
+        let slope = (0..y.len()).map(|i| (i as f64 - mt) * (y[i] - mx)).sum::<f64>()
+            / (0..y.len()).map(|i| (i as f64 - mt).powi(2)).sum::<f64>();
+        let d: Vec<f64> = (0..y.len()).map(|i| y[i] - mx - slope * (i as f64 - mt)).collect();
+        ((1..d.len()).map(|i| (d[i] - d[i - 1]).powi(2)).sum::<f64>() / n).sqrt()
+    }
+
+    #[test]
+    fn ema_in_place_jacobian() {
+        for p in points(4820, 7, 10, -1.0, 1.0) {
+            let alpha = 0.2 + 0.3 * (p[6] + 1.0);
+            let mut x = p[..6].to_vec();
+            let j = ema_jacobian(&mut x, alpha);
+            let mut expected = p[..6].to_vec();
+            ema(&mut expected, alpha);
+            assert_eq!(x, expected, "the buffer is written as ema writes it");
+            // Columns: the buffer's incoming values, then alpha.
+            assert_eq!((j.len(), j[0].len()), (6, 7));
+            let mut at = p[..6].to_vec();
+            at.push(alpha);
+            check_jacobian("ema", &at, &j, |q| {
+                let mut x = q[..6].to_vec();
+                ema(&mut x, q[6]);
+                x
+            });
+            // By hand: lower triangular, (1 - alpha)^(i - k) alpha below the diagonal.
+            for i in 0..6 {
+                for k in 0..6 {
+                    let e = match (i, k) {
+                        (i, k) if k > i => 0.0,
+                        (i, 0) => (1.0 - alpha).powi(i as i32),
+                        (i, k) => alpha * (1.0 - alpha).powi((i - k) as i32),
+                    };
+                    assert_close(j[i][k], e, 1e-14, "ema Jacobian by hand");
+                }
+            }
+            let c = wave(6, 0.3);
+            let t = wave(7, 1.2);
+            let mut x1 = p[..6].to_vec();
+            let cj = ema_vjp(&mut x1, alpha, &c);
+            let mut x2 = p[..6].to_vec();
+            let mut jt = vec![f64::NAN; 6];
+            ema_jvp(&mut x2, alpha, (t[..6].to_vec(), t[6]), &mut jt);
+            assert_eq!((&x1, &x2), (&expected, &expected));
+            let mut cjf = cj.0.clone();
+            cjf.push(cj.1);
+            check_dual("ema", &c, &jt, &cjf, &t);
+        }
+    }
+
+    #[test]
+    fn detrend_leaves_no_line() {
+        for p in points(4821, 8, 10, -1.0, 1.0) {
+            let mut x = p.clone();
+            let j = detrend_jacobian(&mut x);
+            assert!(x.iter().sum::<f64>().abs() < 1e-13, "mean removed");
+            let tilt: f64 = x.iter().enumerate().map(|(i, v)| (i as f64 - 3.5) * v).sum();
+            assert!(tilt.abs() < 1e-13, "slope removed");
+            check_jacobian("detrend", &p, &j, |q| {
+                let mut x = q.to_vec();
+                detrend(&mut x);
+                x
+            });
+            // A projection: J J = J.
+            for a in 0..8 {
+                for b in 0..8 {
+                    let jj: f64 = (0..8).map(|k| j[a][k] * j[k][b]).sum();
+                    assert_close(jj, j[a][b], 1e-13, "detrending is a projection");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn roughness_at_order_2() {
+        let pts: Vec<Vec<f64>> = points(4822, 8, 10, -1.0, 1.0)
+            .into_iter()
+            .map(|mut p| {
+                p[7] = 0.3 + 0.25 * (p[7] + 1.0);
+                p
+            })
+            .collect();
+        for x in &pts {
+            let (v, g) = roughness_grad(x[..7].to_vec(), x[7]);
+            assert_close(v, reference(&x[..7], x[7]), 1e-13, "roughness");
+            let mut b = (vec![f64::NAN; 7], f64::NAN);
+            assert_eq!(roughness_grad_into(x[..7].to_vec(), x[7], (&mut b.0, &mut b.1)), v);
+            same_bits(&[b.0, vec![b.1]].concat(), &[g.0, vec![g.1]].concat(), "roughness");
+        }
+        audit(
+            &Items {
+                what: "in_place::roughness",
+                primal: &|x| roughness(x[..7].to_vec(), x[7]),
+                grad: &|x| {
+                    let (v, g) = roughness_grad(x[..7].to_vec(), x[7]);
+                    (v, [g.0, vec![g.1]].concat())
+                },
+                vjp: &|x, d| {
+                    let (v, g) = roughness_vjp(x[..7].to_vec(), x[7], d);
+                    (v, [g.0, vec![g.1]].concat())
+                },
+                jvp: &|x, t| roughness_jvp(x[..7].to_vec(), x[7], (t[..7].to_vec(), t[7])),
+                grad_into: &|x| {
+                    let mut b = (vec![f64::NAN; 7], f64::NAN);
+                    let v = roughness_grad_into(x[..7].to_vec(), x[7], (&mut b.0, &mut b.1));
+                    (v, [b.0, vec![b.1]].concat())
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, hv) = roughness_hvp(x[..7].to_vec(), x[7], (v[..7].to_vec(), v[7]));
+                    (f, [g.0, vec![g.1]].concat(), [hv.0, vec![hv.1]].concat())
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = roughness_hessian(x[..7].to_vec(), x[7]);
+                    (f, [g.0, vec![g.1]].concat(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (22) Tone mapping in `f32`: exposure, a Reinhard curve and a display gamma by `powf`, clamped to
+// `[0, 1]`, a loss against target pixels at `order = 2` in `(exposure, gamma)`; checked against `f64`
+// by hand within `f32` rounding.
+
+mod tone_map {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn reinhard(v: f32, white: f32) -> f32 {
+        v * (1.0 + v / (white * white)) / (1.0 + v)
+    }
+
+    #[differentiable(wrt(exposure, gamma), order = 2)]
+    pub fn tone_loss(exposure: f32, gamma: f32, pixels: &[f32], target: &[f32]) -> f32 {
+        let scale = exposure.exp2();
+        let mut loss = 0.0f32;
+        for (&p, &t) in pixels.iter().zip(target) {
+            let mapped = reinhard(p * scale, 4.0).powf(1.0 / gamma).clamp(0.0, 1.0);
+            loss += (mapped - t).powi(2);
+        }
+        loss / pixels.len() as f32
+    }
+
+    fn reference(e: f64, g: f64, pixels: &[f32], target: &[f32]) -> (f64, [f64; 2], [[f64; 2]; 2]) {
+        // By dual-free calculus on the unclamped pieces: m = r(p 2^e)^(1/g).
+        let n = pixels.len() as f64;
+        let (mut f, mut grad, mut h) = (0.0, [0.0; 2], [[0.0; 2]; 2]);
+        for (&p, &t) in pixels.iter().zip(target) {
+            let (p, t) = (p as f64, t as f64);
+            let v = p * e.exp2();
+            let r = v * (1.0 + v / 16.0) / (1.0 + v);
+            // dr/dv and d²r/dv², with dv/de = v ln 2.
+            let dr = ((1.0 + v / 8.0) * (1.0 + v) - v * (1.0 + v / 16.0)) / (1.0 + v).powi(2);
+            let ddr = {
+                let num = (1.0 + v / 8.0) * (1.0 + v) - v * (1.0 + v / 16.0);
+                let dnum = (1.0 + v) / 8.0 + (1.0 + v / 8.0) - (1.0 + v / 16.0) - v / 16.0;
+                (dnum * (1.0 + v).powi(2) - num * 2.0 * (1.0 + v)) / (1.0 + v).powi(4)
+            };
+            let l2 = std::f64::consts::LN_2;
+            let re = dr * v * l2;
+            let ree = (ddr * v * v + dr * v) * l2 * l2;
+            let m = r.powf(1.0 / g);
+            assert!(m < 1.0, "stay below the clamp");
+            let ln_r = r.ln();
+            let me = m / (g * r) * re;
+            let mg = -m * ln_r / (g * g);
+            let mee = m / g * ((1.0 / g - 1.0) * (re / r).powi(2) + ree / r);
+            let meg = -m / (g * g) * (re / r) * (1.0 + ln_r / g);
+            let mgg = m * ln_r / g.powi(3) * (ln_r / g + 2.0);
+            let d = m - t;
+            f += d * d;
+            grad[0] += 2.0 * d * me;
+            grad[1] += 2.0 * d * mg;
+            h[0][0] += 2.0 * (me * me + d * mee);
+            h[0][1] += 2.0 * (me * mg + d * meg);
+            h[1][1] += 2.0 * (mg * mg + d * mgg);
+        }
+        h[1][0] = h[0][1];
+        (
+            f / n,
+            [grad[0] / n, grad[1] / n],
+            [[h[0][0] / n, h[0][1] / n], [h[1][0] / n, h[1][1] / n]],
+        )
+    }
+
+    #[test]
+    fn tone_loss_against_f64_by_hand() {
+        let pixels: Vec<f32> = (0..6).map(|i| 0.05 + 0.12 * i as f32).collect();
+        let target: Vec<f32> = (0..6).map(|i| 0.2 + 0.1 * i as f32).collect();
+        for q in points(4830, 2, 12, 0.0, 1.0) {
+            let (e, g) = ((-0.5 + q[0]) as f32, (1.8 + 0.6 * q[1]) as f32);
+            let (v, grad, h) = tone_loss_hessian(e, g, &pixels, &target);
+            let (rv, rg, rh) = reference(e as f64, g as f64, &pixels, &target);
+            let tol = common::ANALYTIC_TOL_F32 * 20.0;
+            assert_close(v as f64, rv, tol, "f32 value");
+            assert_all_close(&[grad.0 as f64, grad.1 as f64], &rg, tol, "f32 gradient");
+            for i in 0..2 {
+                assert_all_close(&[h[i][0] as f64, h[i][1] as f64], &rh[i], tol, "f32 Hessian");
+            }
+            let (vv, gv) = tone_loss_grad(e, g, &pixels, &target);
+            assert_eq!((vv, gv), (v, grad));
+            let mut b = (f32::NAN, f32::NAN);
+            assert_eq!(tone_loss_grad_into(e, g, &pixels, &target, (&mut b.0, &mut b.1)), v);
+            assert_eq!((b.0.to_bits(), b.1.to_bits()), (grad.0.to_bits(), grad.1.to_bits()));
+            let (_, _, hv) = tone_loss_hvp(e, g, &pixels, &target, (0.5, -1.0));
+            assert!((hv.0 - (0.5 * h[0][0] - h[0][1])).abs() < 1e-5);
+            assert!((hv.1 - (0.5 * h[1][0] - h[1][1])).abs() < 1e-5);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (23) A mixture log-density as a `Differentiable` struct at `order = 3`: a two-input
+// `#[custom_gradient]` `logaddexp` (its closure returning a tuple of cotangents, captured softmax
+// weights), folded over the components in a method that calls `Self::component`, the Hessian against
+// differences of `_grad` and the gradient by hand (responsibilities).
+
+mod mixture {
+    use super::*;
+    use autodiff::{custom_gradient, differentiable, Differentiable};
+
+    #[custom_gradient]
+    pub fn logaddexp(a: f64, b: f64) -> (f64, impl Fn(f64) -> (f64, f64)) {
+        let m = a.max(b);
+        let (ea, eb) = ((a - m).exp(), (b - m).exp());
+        let s = ea + eb;
+        (m + s.ln(), move |dy| (dy * ea / s, dy * eb / s))
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Mixture {
+        pub logits: [f64; 3],
+        pub means: [f64; 3],
+        pub log_scales: [f64; 3],
+    }
+
+    impl Mixture {
+        #[differentiable(wrt(self), order = 3)]
+        pub fn component(&self, k: usize, x: f64) -> f64 {
+            let s = self.log_scales[k].exp();
+            let z = (x - self.means[k]) / s;
+            -0.5 * z * z - self.log_scales[k] - 0.5 * (2.0 * std::f64::consts::PI).ln()
+        }
+
+        #[differentiable(wrt(self), order = 3)]
+        pub fn log_density(&self, x: f64) -> f64 {
+            let mut norm = f64::NEG_INFINITY;
+            let mut acc = f64::NEG_INFINITY;
+            for k in 0..3 {
+                norm = if k == 0 { self.logits[0] } else { logaddexp(norm, self.logits[k]) };
+                let term = self.logits[k] + self.component(k, x);
+                acc = if k == 0 { term } else { logaddexp(acc, term) };
+            }
+            acc - norm
+        }
+
+        #[differentiable(wrt(self), order = 3)]
+        pub fn nll(&self, xs: &[f64]) -> f64 {
+            -xs.iter().map(|&x| self.log_density(x)).sum::<f64>()
+        }
+    }
+
+    fn mixture(p: &[f64]) -> Mixture {
+        Mixture {
+            logits: [p[0], p[1], p[2]],
+            means: [p[3], p[4], p[5]],
+            log_scales: [p[6], p[7], p[8]],
+        }
+    }
+
+    #[test]
+    fn log_density_by_hand() {
+        for p in points(4840, 10, 12, -1.0, 1.0) {
+            let m = mixture(&p);
+            let x = 2.0 * p[9];
+            let w: Vec<f64> = m.logits.iter().map(|l| l.exp()).collect();
+            let wsum: f64 = w.iter().sum();
+            let dens: Vec<f64> = (0..3)
+                .map(|k| {
+                    let s = m.log_scales[k].exp();
+                    (-0.5 * ((x - m.means[k]) / s).powi(2)).exp() / (s * (2.0 * std::f64::consts::PI).sqrt())
+                })
+                .collect();
+            let mix: f64 = (0..3).map(|k| w[k] / wsum * dens[k]).sum();
+            let (v, g) = m.log_density_grad(x);
+            assert_close(v, mix.ln(), 1e-13, "log density");
+            let resp: Vec<f64> = (0..3).map(|k| w[k] / wsum * dens[k] / mix).collect();
+            for k in 0..3 {
+                let s = m.log_scales[k].exp();
+                let z = (x - m.means[k]) / s;
+                assert_close(g.logits[k], resp[k] - w[k] / wsum, 1e-12, "d/d logit");
+                assert_close(g.means[k], resp[k] * z / s, 1e-12, "d/d mean");
+                assert_close(g.log_scales[k], resp[k] * (z * z - 1.0), 1e-12, "d/d log scale");
+            }
+        }
+    }
+
+    #[test]
+    fn nll_at_order_3() {
+        let xs = wave(6, 0.9).iter().map(|v| 1.5 * v).collect::<Vec<f64>>();
+        let pts = points(4841, 9, 8, -1.0, 1.0);
+        for p in &pts {
+            let m = mixture(p);
+            let (v, g) = m.nll_grad(&xs);
+            let mut b = m.zero_like();
+            b.means[0] = f64::NAN;
+            assert_eq!(m.nll_grad_into(&xs, &mut b), v);
+            same_bits(&b.to_flat(), &g.to_flat(), "nll");
+        }
+        audit(
+            &Items {
+                what: "mixture::nll",
+                primal: &|x| mixture(x).nll(&xs),
+                grad: &|x| {
+                    let (v, g) = mixture(x).nll_grad(&xs);
+                    (v, g.to_flat())
+                },
+                vjp: &|x, d| {
+                    let (v, g) = mixture(x).nll_vjp(&xs, d);
+                    (v, g.to_flat())
+                },
+                jvp: &|x, t| mixture(x).nll_jvp(&xs, mixture(t)),
+                grad_into: &|x| {
+                    let m = mixture(x);
+                    let mut b = m.zero_like();
+                    let v = m.nll_grad_into(&xs, &mut b);
+                    (v, b.to_flat())
+                },
+                hvp: Some(&|x, v| {
+                    let (f, g, hv) = mixture(x).nll_hvp(&xs, mixture(v));
+                    (f, g.to_flat(), hv.to_flat())
+                }),
+                hessian: Some(&|x| {
+                    let (f, g, h) = mixture(x).nll_hessian(&xs);
+                    (f, g.to_flat(), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
