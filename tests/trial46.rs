@@ -3455,9 +3455,13 @@ mod in_place {
         }
         let n = y.len() as f64;
         let (mt, mx) = ((n - 1.0) / 2.0, y.iter().sum::<f64>() / n);
-        let slope = (0..y.len()).map(|i| (i as f64 - mt) * (y[i] - mx)).sum::<f64>()
+        let slope = (0..y.len())
+            .map(|i| (i as f64 - mt) * (y[i] - mx))
+            .sum::<f64>()
             / (0..y.len()).map(|i| (i as f64 - mt).powi(2)).sum::<f64>();
-        let d: Vec<f64> = (0..y.len()).map(|i| y[i] - mx - slope * (i as f64 - mt)).collect();
+        let d: Vec<f64> = (0..y.len())
+            .map(|i| y[i] - mx - slope * (i as f64 - mt))
+            .collect();
         ((1..d.len()).map(|i| (d[i] - d[i - 1]).powi(2)).sum::<f64>() / n).sqrt()
     }
 
@@ -3510,7 +3514,11 @@ mod in_place {
             let mut x = p.clone();
             let j = detrend_jacobian(&mut x);
             assert!(x.iter().sum::<f64>().abs() < 1e-13, "mean removed");
-            let tilt: f64 = x.iter().enumerate().map(|(i, v)| (i as f64 - 3.5) * v).sum();
+            let tilt: f64 = x
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (i as f64 - 3.5) * v)
+                .sum();
             assert!(tilt.abs() < 1e-13, "slope removed");
             check_jacobian("detrend", &p, &j, |q| {
                 let mut x = q.to_vec();
@@ -3540,8 +3548,15 @@ mod in_place {
             let (v, g) = roughness_grad(x[..7].to_vec(), x[7]);
             assert_close(v, reference(&x[..7], x[7]), 1e-13, "roughness");
             let mut b = (vec![f64::NAN; 7], f64::NAN);
-            assert_eq!(roughness_grad_into(x[..7].to_vec(), x[7], (&mut b.0, &mut b.1)), v);
-            same_bits(&[b.0, vec![b.1]].concat(), &[g.0, vec![g.1]].concat(), "roughness");
+            assert_eq!(
+                roughness_grad_into(x[..7].to_vec(), x[7], (&mut b.0, &mut b.1)),
+                v
+            );
+            same_bits(
+                &[b.0, vec![b.1]].concat(),
+                &[g.0, vec![g.1]].concat(),
+                "roughness",
+            );
         }
         audit(
             &Items {
@@ -3655,13 +3670,24 @@ mod tone_map {
             assert_close(v as f64, rv, tol, "f32 value");
             assert_all_close(&[grad.0 as f64, grad.1 as f64], &rg, tol, "f32 gradient");
             for i in 0..2 {
-                assert_all_close(&[h[i][0] as f64, h[i][1] as f64], &rh[i], tol, "f32 Hessian");
+                assert_all_close(
+                    &[h[i][0] as f64, h[i][1] as f64],
+                    &rh[i],
+                    tol,
+                    "f32 Hessian",
+                );
             }
             let (vv, gv) = tone_loss_grad(e, g, &pixels, &target);
             assert_eq!((vv, gv), (v, grad));
             let mut b = (f32::NAN, f32::NAN);
-            assert_eq!(tone_loss_grad_into(e, g, &pixels, &target, (&mut b.0, &mut b.1)), v);
-            assert_eq!((b.0.to_bits(), b.1.to_bits()), (grad.0.to_bits(), grad.1.to_bits()));
+            assert_eq!(
+                tone_loss_grad_into(e, g, &pixels, &target, (&mut b.0, &mut b.1)),
+                v
+            );
+            assert_eq!(
+                (b.0.to_bits(), b.1.to_bits()),
+                (grad.0.to_bits(), grad.1.to_bits())
+            );
             let (_, _, hv) = tone_loss_hvp(e, g, &pixels, &target, (0.5, -1.0));
             assert!((hv.0 - (0.5 * h[0][0] - h[0][1])).abs() < 1e-5);
             assert!((hv.1 - (0.5 * h[1][0] - h[1][1])).abs() < 1e-5);
@@ -3707,7 +3733,11 @@ mod mixture {
             let mut norm = f64::NEG_INFINITY;
             let mut acc = f64::NEG_INFINITY;
             for k in 0..3 {
-                norm = if k == 0 { self.logits[0] } else { logaddexp(norm, self.logits[k]) };
+                norm = if k == 0 {
+                    self.logits[0]
+                } else {
+                    logaddexp(norm, self.logits[k])
+                };
                 let term = self.logits[k] + self.component(k, x);
                 acc = if k == 0 { term } else { logaddexp(acc, term) };
             }
@@ -3738,7 +3768,8 @@ mod mixture {
             let dens: Vec<f64> = (0..3)
                 .map(|k| {
                     let s = m.log_scales[k].exp();
-                    (-0.5 * ((x - m.means[k]) / s).powi(2)).exp() / (s * (2.0 * std::f64::consts::PI).sqrt())
+                    (-0.5 * ((x - m.means[k]) / s).powi(2)).exp()
+                        / (s * (2.0 * std::f64::consts::PI).sqrt())
                 })
                 .collect();
             let mix: f64 = (0..3).map(|k| w[k] / wsum * dens[k]).sum();
@@ -3750,7 +3781,12 @@ mod mixture {
                 let z = (x - m.means[k]) / s;
                 assert_close(g.logits[k], resp[k] - w[k] / wsum, 1e-12, "d/d logit");
                 assert_close(g.means[k], resp[k] * z / s, 1e-12, "d/d mean");
-                assert_close(g.log_scales[k], resp[k] * (z * z - 1.0), 1e-12, "d/d log scale");
+                assert_close(
+                    g.log_scales[k],
+                    resp[k] * (z * z - 1.0),
+                    1e-12,
+                    "d/d log scale",
+                );
             }
         }
     }
