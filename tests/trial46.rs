@@ -3836,3 +3836,90 @@ mod mixture {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (24) A sparse operator in coordinate form `&[(usize, usize, f64)]` (a slice of tuples with a float
+// inside): a first-order helper scatter-adding `A x` into an output slice by `for &(i, j, a) in
+// entries`, called by a Rayleigh quotient at `order = 2`. The regression of session 46's fix: a
+// function looping over a slice of tuples had no generic copy, so an `order = K` caller did not compile.
+
+mod sparse {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn apply(entries: &[(usize, usize, f64)], x: &[f64], out: &mut [f64]) {
+        for i in 0..out.len() {
+            out[i] = 0.0;
+        }
+        for &(i, j, a) in entries {
+            out[i] += a * x[j];
+        }
+    }
+
+    #[differentiable(order = 2)]
+    pub fn rayleigh(x: &[f64], entries: &[(usize, usize, f64)]) -> f64 {
+        let mut ax = vec![0.0; x.len()];
+        apply(entries, x, &mut ax);
+        dot_local(x, &ax) / dot_local(x, x)
+    }
+
+    #[differentiable]
+    pub fn dot_local(a: &[f64], b: &[f64]) -> f64 {
+        a.iter().zip(b).map(|(p, q)| p * q).sum::<f64>()
+    }
+
+    const ENTRIES: [(usize, usize, f64); 7] = [
+        (0, 0, 2.0),
+        (0, 1, -1.0),
+        (1, 0, -1.0),
+        (1, 1, 2.0),
+        (1, 2, -1.0),
+        (2, 1, -1.0),
+        (2, 2, 2.0),
+    ];
+
+    #[test]
+    fn rayleigh_by_hand_at_order_2() {
+        let a = [[2.0, -1.0, 0.0], [-1.0, 2.0, -1.0], [0.0, -1.0, 2.0]];
+        let pts = points(4850, 3, 10, -1.0, 1.0);
+        for x in &pts {
+            let (v, g, h) = rayleigh_hessian(x, &ENTRIES);
+            let ax: Vec<f64> = a.iter().map(|row| dot(row, x)).collect();
+            let xx = dot(x, x);
+            let r = dot(x, &ax) / xx;
+            assert_close(v, r, 1e-14, "rayleigh quotient");
+            // grad = 2 (A x - r x) / (x·x); H = 2 (A - r I - x gᵀ - g xᵀ) / (x·x).
+            let grad: Vec<f64> = (0..3).map(|i| 2.0 * (ax[i] - r * x[i]) / xx).collect();
+            assert_all_close(&g, &grad, 1e-13, "rayleigh gradient by hand");
+            for i in 0..3 {
+                for j in 0..3 {
+                    let id = if i == j { r } else { 0.0 };
+                    let e = 2.0 * (a[i][j] - id - x[i] * grad[j] - grad[i] * x[j]) / xx;
+                    assert_close(h[i][j], e, 1e-12, "rayleigh Hessian by hand");
+                }
+            }
+            let mut b = vec![f64::NAN; 3];
+            assert_eq!(rayleigh_grad_into(x, &ENTRIES, &mut b), v);
+            same_bits(&b, &g, "rayleigh");
+        }
+        audit(
+            &Items {
+                what: "sparse::rayleigh",
+                primal: &|x| rayleigh(x, &ENTRIES),
+                grad: &|x| rayleigh_grad(x, &ENTRIES),
+                vjp: &|x, d| rayleigh_vjp(x, &ENTRIES, d),
+                jvp: &|x, t| rayleigh_jvp(x, &ENTRIES, t.to_vec()),
+                grad_into: &|x| {
+                    let mut b = vec![f64::NAN; 3];
+                    let v = rayleigh_grad_into(x, &ENTRIES, &mut b);
+                    (v, b)
+                },
+                hvp: Some(&|x, v| rayleigh_hvp(x, &ENTRIES, v.to_vec())),
+                hessian: Some(&|x| rayleigh_hessian(x, &ENTRIES)),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
