@@ -5,8 +5,16 @@
 //! `max`), the Levinson-Durbin recursion of an AR model (coefficients updated from their own old
 //! values), Romberg integration (a Richardson table filled row by row), Bellman-Ford relaxation over an
 //! edge list (a piecewise gradient), SPH densities with a piecewise cubic-spline kernel over const
-//! generic particles, bilinear image warping with `floor` as an index and clamped borders, and 2-D
-//! linear finite elements on triangles (scatter-add into a global stiffness, the energy at `order = 2`).
+//! generic particles, bilinear image warping with `floor` as an index and clamped borders, 2-D linear
+//! finite elements on triangles (scatter-add into a global stiffness, the energy at `order = 2`), an
+//! InfoNCE contrastive loss, a linear-chain CRF struct, a Gauss-Hermite expectation of a custom
+//! softplus at `order = 3`, a golden-section line search feeding a loss, barycentric Lagrange
+//! interpolation, a two-layer GNN over a CSR graph, kernel ridge regression, a Peng-Robinson fugacity
+//! by Newton, a TD loss with a stopped target and a registered Huber, a Newton root polish generic over
+//! `Float`, a Pacejka tyre struct with a nested struct field, a recursive matrix power, a leave-one-out
+//! kernel smoother at `order = 3`, an in-place EMA/detrend pipeline, `f32` tone mapping, a mixture
+//! struct with a two-input custom `logaddexp` at `order = 3`, and a sparse Rayleigh quotient over
+//! `(usize, usize, f64)` tuples.
 //!
 //! For each: the value against an independent computation (closed forms where there are some),
 //! `_grad` against central differences on seeded points (and by hand where the formula is short),
