@@ -146,8 +146,8 @@ fn float_in<F: Float>(v: f64) -> F {
     label = "a field passed on whole, or read by index, by a function of this struct with `order = K`",
     note = "a field nested deeper than a matrix: pass its rows one by one (`g(&p.w[i], ..)`), or read the field \
             by its elements where it is read (`p.w[i][j][k]`)",
-    note = "a `#[no_grad]` matrix of integers or flags: pass it as a parameter of its own (`fn f(p: &Model, \
-            data: &[Vec<usize>], ..)`)"
+    note = "a `#[no_grad]` matrix of integers or flags: store it flat (`Vec<usize>` read as `data[i * cols + j]`, \
+            rows of different lengths by an offsets `Vec<usize>`)"
 )]
 pub trait PrimalFloat: Float + Differentiable {}
 

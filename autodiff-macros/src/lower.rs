@@ -91,6 +91,8 @@ struct Lowering<'a> {
     float_params: Vec<Ident>,
     /// The declared type of each parameter, for the hints of errors.
     param_types: Vec<syn::Type>,
+    /// The name of each parameter, for the hints of errors.
+    param_names: Vec<String>,
     /// Arrays made at the top of the function (`lower/array_values.rs`).
     hoisted: Vec<Stmt>,
     /// The length of fixed-size arrays, where the syntax tells it (`[x; 3]`, `[a, b]`, `x: [f64; N]`).
@@ -147,6 +149,7 @@ pub(crate) fn lower(
         items: Vec::new(),
         float_params,
         param_types: sig.params.iter().map(|p| p.ty.clone()).collect(),
+        param_names: sig.params.iter().map(|p| p.ident.to_string()).collect(),
         hoisted: Vec::new(),
         fixed_lens: Default::default(),
         loop_depth: 0,

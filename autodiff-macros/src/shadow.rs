@@ -700,6 +700,8 @@ fn why_no_copy_with(
         /// reference (`for row in m.iter()`), as `for row in m` does: `by_value_loops` takes the floats of
         /// such a row out of their references where the body iterates it.
         matrices: Vec<String>,
+        /// The parameters that are slices of tuples (`r: &[(usize, f64)]`, `tuple_data::tuple_slice`).
+        tuple_slices: Vec<String>,
         why: Option<String>,
     }
     impl Check<'_> {
@@ -789,6 +791,22 @@ fn why_no_copy_with(
             && ["field_", "whole_primal", "matrix_", "assertion_failed", "copy_len", "window_len", "stable_order_"].iter().any(|prefix| {
                 p.path.segments[2].ident.to_string().starts_with(prefix)
             }));
+            // `at(r, k)`, an element of a slice of tuples parameter read whole (`tuple_data.rs`): the copy
+            // takes the same tuples, whose floats it holds in its float type (not `at(WEIGHTS, i)` of a
+            // constant from outside, whose floats stay `f64`).
+            let tuple_element = matches!(&*call.func, syn::Expr::Path(p) if p.qself.is_none()
+                && p.path.leading_colon.is_some()
+                && p.path.segments.len() == 3
+                && p.path.segments[0].ident == "autodiff"
+                && p.path.segments[1].ident == "__private"
+                && p.path.segments[2].ident == "at")
+                && matches!(call.args.first(), Some(syn::Expr::Path(a)) if a.path.get_ident().is_some_and(|name| {
+                    self.tuple_slices.iter().any(|t| name == t)
+                }));
+            if tuple_element {
+                call.args.iter().for_each(|a| self.visit_expr(a));
+                return;
+            }
             let receive = matches!(&*call.func, syn::Expr::Path(p)
                 if crate::lower::is_private_receive(p));
             if field_lookup || receive {
@@ -1026,6 +1044,20 @@ fn why_no_copy_with(
             syn::FnArg::Receiver(_) => None,
         })
         .collect();
+    let tuple_slices = item
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(t) => match &*t.pat {
+                syn::Pat::Ident(i) if crate::tuple_data::tuple_slice(&t.ty).is_some() => {
+                    Some(i.ident.to_string())
+                }
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
     let mut check = Check {
         bindings: &bindings,
         calls,
@@ -1033,6 +1065,7 @@ fn why_no_copy_with(
         float,
         other_float,
         matrices,
+        tuple_slices,
         why: None,
     };
     check.visit_block(&item.block);
@@ -3151,6 +3184,29 @@ mod tests {
         assert_eq!(why_no_copy_with(&item, "f64", &calls, &calls, false), None);
         let unknown = why_no_copy_with(&item, "f64", &[], &[], false);
         assert!(unknown.is_some_and(|why| why.contains("`.g()`")));
+    }
+
+    /// A loop over a slice of tuples parameter (`for &(i, j) in tris`, which `tuple_data.rs` rewrites into
+    /// `let (i, j) = at(tris, k)`) leaves the copy possible (session 46: an `order = 2` energy calling a
+    /// first-order FEM assembly over `&[(usize, usize, usize)]` was refused); `at` of a constant from
+    /// outside (`WEIGHTS`, whose floats the copy would keep `f64`) is not.
+    #[test]
+    fn elements_of_tuple_slice_parameters_keep_the_copy() {
+        let item: syn::ItemFn = syn::parse_quote!(
+            fn assemble(coords: &[f64], tris: &[(usize, usize)], k: &mut [f64]) {
+                for __k in 0..tris.len() {
+                    let (i0, i1) = ::autodiff::__private::at(tris, __k);
+                    k[i0] += coords[i1];
+                }
+            }
+        );
+        assert_eq!(why_no_copy(&item, "f64", &[]), None);
+        let outside: syn::ItemFn = syn::parse_quote!(
+            fn weighted(x: &[f64]) -> f64 {
+                x[0] * ::autodiff::__private::at(WEIGHTS, 1)
+            }
+        );
+        assert!(why_no_copy(&outside, "f64", &[]).is_some_and(|why| why.contains("at")));
     }
 
     #[test]

@@ -1058,8 +1058,8 @@ impl Flattened {
                     "the field `{shown}` is indexed twice, as a matrix, and its elements are read as integers \
                      or flags (an index, a bound, a condition, compared with an integer literal, or only \
                      converted by `as`): a matrix of integers is not supported as a field of a parameter \
-                     struct; pass it as a parameter of its own (`sets: &[Vec<usize>]`), or store it flat \
-                     (`Vec<usize>` read as `{shown}[i * cols + j]`)"
+                     struct (nor as a parameter): store it flat (`Vec<usize>` read as `{shown}[i * cols + j]`, \
+                     rows of different lengths by an offsets `Vec<usize>`)"
                 ),
             );
         }

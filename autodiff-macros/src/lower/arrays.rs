@@ -524,6 +524,10 @@ impl Lowering<'_> {
                     _ => None,
                 };
                 let message = match named {
+                    // A parameter that is a matrix of integers (`tris: &[[usize; 3]]`): say what to write.
+                    Some(name) if self.integer_matrix_param(&name).is_some() => {
+                        self.integer_matrix_param(&name).unwrap_or_default()
+                    }
                     // A name, whose value the macro does not see to be an array: say how it sees one.
                     Some(name) => format!(
                         "`{name}` is not known here to hold a slice, `Vec` or array of floats: the macro sees \
@@ -1122,5 +1126,49 @@ impl Lowering<'_> {
             Some(offsets) => self.matrix_copy(array, offsets, hint),
             None => self.new_local_array(ArrayInit::Copy(array), fixed, hint),
         }
+    }
+}
+
+impl Lowering<'_> {
+    // Input:  `tris` of `fn f(x: &[f64], tris: &[[usize; 3]])`
+    // Output: Some("`tris` is a matrix of integers (`&[[usize; 3]]`) ...")
+    /// Where `name` is a parameter holding a matrix (or deeper) of integers or flags (`tris: &[[usize; 3]]`,
+    /// `nbrs: &[Vec<usize>]`), which the macro does not hold as data yet: the error saying what to write
+    /// instead (session 46 met `for tri in tris` and `tris[t][0]` told only that `tris` holds no floats).
+    pub(super) fn integer_matrix_param(&self, name: &str) -> Option<String> {
+        let index = self.param_names.iter().position(|n| n == name)?;
+        let ty = &self.param_types[index];
+        if crate::signature::nesting_depth(ty) < 2 {
+            return None;
+        }
+        let mut inner = ty;
+        loop {
+            inner = match inner {
+                syn::Type::Reference(r) => &r.elem,
+                syn::Type::Paren(p) => &p.elem,
+                syn::Type::Slice(s) => &s.elem,
+                syn::Type::Array(a) => &a.elem,
+                other => match crate::signature::vec_element(other) {
+                    Some(elem) => elem,
+                    None => break,
+                },
+            };
+        }
+        let syn::Type::Path(p) = inner else {
+            return None;
+        };
+        let element = p.path.get_ident()?.to_string();
+        if element != "bool" && !crate::shadow::INTEGERS.contains(&element.as_str()) {
+            return None;
+        }
+        let ty = quote::ToTokens::to_token_stream(ty)
+            .to_string()
+            .replace(" ", "");
+        Some(format!(
+            "`{name}` is a matrix of integers or flags (`{ty}`), which a differentiable body cannot read yet: \
+             pass it flat (`{name}: &[{element}]` read as `{name}[i * cols + j]`, or rows of different lengths \
+             by an offsets slice, `&{name}[offsets[i]..offsets[i + 1]]`), or as a slice of tuples \
+             (`{name}: &[({element}, {element}, {element})]`, read by `for &(a, b, c) in {name}`)"
+        ))
     }
 }

@@ -58,11 +58,10 @@ impl Lowering<'_> {
                     ("iter", 0) => match self.array_operand(&m.receiver) {
                         Some(array) => Some(self.slice_range(vec![Source::whole(array)], None)),
                         None => {
-                            self.errors.spanned(
-                                &m.receiver,
-                                constant_iterated(&m.receiver)
-                                    .unwrap_or_else(|| SUPPORTED.to_string()),
-                            );
+                            let message = constant_iterated(&m.receiver)
+                                .or_else(|| self.integer_matrix_iterated(&m.receiver))
+                                .unwrap_or_else(|| SUPPORTED.to_string());
+                            self.errors.spanned(&m.receiver, message);
                             None
                         }
                     },
@@ -194,10 +193,10 @@ impl Lowering<'_> {
                 }
             }
             other => {
-                self.errors.spanned(
-                    other,
-                    constant_iterated(other).unwrap_or_else(|| SUPPORTED.to_string()),
-                );
+                let message = constant_iterated(other)
+                    .or_else(|| self.integer_matrix_iterated(other))
+                    .unwrap_or_else(|| SUPPORTED.to_string());
+                self.errors.spanned(other, message);
                 None
             }
         }
@@ -642,6 +641,27 @@ fn strip_ref(pat: &Pat) -> &Pat {
 
 /// The error for iterating an array constant (`for &c in COEFFS.iter()`, `for c in &COEFFS`, a `const` of
 /// the body or from outside it), which the macro reads only by index; `None` for anything else.
+impl Lowering<'_> {
+    /// `for tri in tris`, `tris.iter()`, `&nbrs[i]` of a parameter that is a matrix of integers: the
+    /// error saying how to pass it instead (`Lowering::integer_matrix_param`).
+    fn integer_matrix_iterated(&self, expr: &Expr) -> Option<String> {
+        let mut base = match strip_parens(expr) {
+            Expr::Reference(r) => strip_parens(&r.expr),
+            Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => {
+                strip_parens(&m.receiver)
+            }
+            other => other,
+        };
+        while let Expr::Index(i) = base {
+            base = strip_parens(&i.expr);
+        }
+        let Expr::Path(p) = base else {
+            return None;
+        };
+        self.integer_matrix_param(&p.path.get_ident()?.to_string())
+    }
+}
+
 fn constant_iterated(expr: &Expr) -> Option<String> {
     let expr = match strip_parens(expr) {
         Expr::Reference(r) => strip_parens(&r.expr),
