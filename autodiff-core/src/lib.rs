@@ -69,8 +69,8 @@ pub mod private {
     pub use crate::lift::{
         array_values, at, block_value, cast, constant, constant_array, constant_vec, dual_array,
         dual_vec, eps_parts_into, hessian_from_columns, lanes, lift, lit, plain, plain_array,
-        plain_tuple, re_parts, round_f32, to_int, tuple_values, value, write_back, ArrayValues,
-        BlockValue, Constant, Kind, Lift, Parts, ResultCheck, TupleValues,
+        plain_tuple, re_parts, round_f32, row, to_int, tuple_values, value, write_back,
+        ArrayValues, BlockValue, Constant, Kind, Lift, Parts, ResultCheck, TupleValues,
     };
     pub use crate::map_float::{constant_struct, dual_struct, eps_struct, re_struct, MapFloat};
     pub use crate::matrix::{

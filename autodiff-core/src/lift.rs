@@ -511,6 +511,13 @@ pub fn at<T: Copy>(a: &[T], i: usize) -> T {
     a[i]
 }
 
+/// `a[i]` by reference, a row of a parameter holding a matrix of integers or flags (`tris[t]` of `tris:
+/// &[[usize; 3]]`, `nbrs[i]` of `nbrs: &[Vec<usize>]`), which the body indexes further or measures.
+#[inline]
+pub fn row<R: AsRef<[T]>, T>(a: &[R], i: usize) -> &[T] {
+    a[i].as_ref()
+}
+
 /// A constant named in the generic shadow of an `f64` function, whose type the macro cannot see (`G` of
 /// `const G: f64 = 9.81;` outside the function): a float becomes the shadow's float type `S`, an integer
 /// or `bool` stays what it is.

@@ -506,7 +506,7 @@ impl Lowering<'_> {
                 let index = self.lower_expr(&e.index, None);
                 self.index_kind_check(&e.index, &index);
                 let value = Value::Call {
-                    callee: syn::parse_quote!(::autodiff::__private::at),
+                    callee: self.element_or_row(e),
                     args: vec![constant, index],
                     by_ref: vec![true, false],
                 };
@@ -566,7 +566,13 @@ impl Lowering<'_> {
             .path
             .get_ident()
             .is_some_and(|ident| self.lookup(&ident.to_string()).is_some());
-        (p.qself.is_none() && !variable).then(|| Operand::Const {
+        // A parameter holding a matrix of integers or flags (`tris: &[[usize; 3]]`): data, read as written
+        // (`at(at(tris, t), 0)`), as a constant table is.
+        let integers = p
+            .path
+            .get_ident()
+            .is_some_and(|ident| self.integer_matrix_param(&ident.to_string()).is_some());
+        (p.qself.is_none() && (!variable || integers)).then(|| Operand::Const {
             tokens: p.to_token_stream(),
             kind: crate::ir::Kind::Unknown,
         })
@@ -587,11 +593,40 @@ impl Lowering<'_> {
         let index = self.lower_expr(&inner.index, None);
         self.index_kind_check(&inner.index, &index);
         let value = Value::Call {
-            callee: syn::parse_quote!(::autodiff::__private::at),
+            callee: self.element_or_row(inner),
             args: vec![base, index],
             by_ref: vec![true, false],
         };
         Some(self.emit(value, None, crate::span::of_index(inner)))
+    }
+
+    // Input:  `tris[t]` of `tris: &[[usize; 3]]`, `nbrs[i]` of `nbrs: &[Vec<usize>]`
+    // Output: `row`     (`tris[t][0]`: `at`)
+    /// What reads `e`, an index of a constant or a parameter holding a matrix of integers: `at`, a copy of
+    /// the element, but `row`, a reference, where `e` is a row of such a parameter (a `Vec<usize>` row is
+    /// not `Copy`; the body indexes it further or measures it).
+    fn element_or_row(&self, e: &syn::ExprIndex) -> syn::ExprPath {
+        let mut levels = 1;
+        let mut base = &*e.expr;
+        while let Expr::Index(inner) = strip_parens(base) {
+            levels += 1;
+            base = &inner.expr;
+        }
+        let depth = match strip_parens(base) {
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .filter(|ident| self.integer_matrix_param(&ident.to_string()).is_some())
+                .and_then(|ident| {
+                    let index = self.param_names.iter().position(|n| ident == n)?;
+                    Some(crate::signature::nesting_depth(&self.param_types[index]))
+                }),
+            _ => None,
+        };
+        match depth {
+            Some(depth) if levels < depth => syn::parse_quote!(::autodiff::__private::row),
+            _ => syn::parse_quote!(::autodiff::__private::at),
+        }
     }
 
     /// `row` in `row[j]` of `let row = DESIGN[i];` (`outside_rows`): the constant row.
@@ -1133,8 +1168,9 @@ impl Lowering<'_> {
     // Input:  `tris` of `fn f(x: &[f64], tris: &[[usize; 3]])`
     // Output: Some("`tris` is a matrix of integers (`&[[usize; 3]]`) ...")
     /// Where `name` is a parameter holding a matrix (or deeper) of integers or flags (`tris: &[[usize; 3]]`,
-    /// `nbrs: &[Vec<usize>]`), which the macro does not hold as data yet: the error saying what to write
-    /// instead (session 46 met `for tri in tris` and `tris[t][0]` told only that `tris` holds no floats).
+    /// `nbrs: &[Vec<usize>]`), data the body reads by index (`at`, `row`: `Lowering::element_or_row`) but
+    /// does not iterate: the error saying what to write instead (session 46 met `for tri in tris`, told
+    /// only that `tris` holds no floats).
     pub(super) fn integer_matrix_param(&self, name: &str) -> Option<String> {
         let index = self.param_names.iter().position(|n| n == name)?;
         let ty = &self.param_types[index];
@@ -1165,10 +1201,10 @@ impl Lowering<'_> {
             .to_string()
             .replace(" ", "");
         Some(format!(
-            "`{name}` is a matrix of integers or flags (`{ty}`), which a differentiable body cannot read yet: \
-             pass it flat (`{name}: &[{element}]` read as `{name}[i * cols + j]`, or rows of different lengths \
-             by an offsets slice, `&{name}[offsets[i]..offsets[i + 1]]`), or as a slice of tuples \
-             (`{name}: &[({element}, {element}, {element})]`, read by `for &(a, b, c) in {name}`)"
+            "`{name}` is a matrix of integers or flags (`{ty}`), which a differentiable body reads by index \
+             only (`{name}[i][j]`, `{name}[i].len()`, `let row = {name}[i];` then `row[j]`): loop over its \
+             indices (`for i in 0..{name}.len()`, `for j in 0..{name}[i].len()`), or pass it as a slice of \
+             tuples (`{name}: &[({element}, {element}, {element})]`, read by `for &(a, b, c) in {name}`)"
         ))
     }
 }

@@ -1,23 +1,14 @@
 use autodiff::differentiable;
 
-// A parameter holding a matrix of integers (`&[[usize; 2]]`, `&[Vec<usize>]`) is not read by a
-// differentiable body yet: the error at each read says to pass it flat or as a slice of tuples, which
-// work (`tests/trial46.rs`, `fem2d` and `gnn`), not only that it holds no floats.
+// A parameter holding a matrix of integers (`&[[usize; 2]]`, `&[Vec<usize>]`) is read by index
+// (`edges[e][0]`, `nbrs[i][k]`: `tests/integer_matrices46.rs`) but not iterated: the error at each
+// iteration says to loop over its indices or to pass a slice of tuples.
 
 #[differentiable]
 fn pairs(x: &[f64], edges: &[[usize; 2]]) -> f64 {
     let mut s = 0.0;
     for &edge in edges {
         s += x[edge[0]] * x[edge[1]];
-    }
-    s
-}
-
-#[differentiable]
-fn indexed(x: &[f64], edges: &[[usize; 2]]) -> f64 {
-    let mut s = 0.0;
-    for e in 0..edges.len() {
-        s += x[edges[e][0]];
     }
     s
 }
