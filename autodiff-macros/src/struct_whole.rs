@@ -353,8 +353,7 @@ fn whole_field_callee_without_pairs(s: &StructFunction) -> Option<(syn::Path, St
         fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
             if self.found.is_none() {
                 if let Expr::Path(p) = &*call.func {
-                    if let (None, Some(name)) = (&p.qself, p.path.get_ident()) {
-                        let name = name.to_string();
+                    if let (None, Some(name)) = (&p.qself, sibling_name(&p.path)) {
                         let passes = call
                             .args
                             .iter()
@@ -378,6 +377,27 @@ fn whole_field_callee_without_pairs(s: &StructFunction) -> Option<(syn::Path, St
     };
     calls.visit_block(s.written);
     calls.found
+}
+
+// Input:  dot          Self::h          m::g        Self::h::<f64>
+// Output: Some("dot")  Some("Self::h")  None        None
+/// The name under which `context::differentiable_sibling` looks a callee up: a bare name (a function of
+/// the caller's module), or `Self::h` (an associated function of a method's own `impl`).
+fn sibling_name(path: &syn::Path) -> Option<String> {
+    if let Some(ident) = path.get_ident() {
+        return Some(ident.to_string());
+    }
+    match (
+        path.leading_colon,
+        path.segments.iter().collect::<Vec<_>>().as_slice(),
+    ) {
+        (None, [ty, name])
+            if ty.ident == "Self" && ty.arguments.is_none() && name.arguments.is_none() =>
+        {
+            Some(format!("Self::{}", name.ident))
+        }
+        _ => None,
+    }
 }
 
 /// Does `item` return an array, a `Vec` or a non-empty tuple?
@@ -418,9 +438,7 @@ fn fields_reach_pairs(s: &StructFunction) -> bool {
             match expr {
                 Expr::Call(call) => {
                     let callee = match &*call.func {
-                        Expr::Path(p) if p.qself.is_none() => {
-                            p.path.get_ident().map(Ident::to_string)
-                        }
+                        Expr::Path(p) if p.qself.is_none() => sibling_name(&p.path),
                         _ => None,
                     };
                     self.visit_expr(&call.func);

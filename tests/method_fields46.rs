@@ -1,0 +1,408 @@
+//! method_fields46: `order = K` on a function calling a first-order method (or free function) of a
+//! parameter struct that passes a FIELD on whole to a free `#[differentiable]` function
+//! (`dot(&self.w, x)`), API.md's "higher order everywhere". The method's hidden function over the
+//! struct's values view (`__pred_whole`) calls the callee's `__dot_pairs`, made only where the source
+//! shows the callee beside the method (a function of its module, or an associated function of its own
+//! `impl`, `Self::h(&self.w, x)`); before, a method was never found there and an `order = 2` caller met
+//! "this method has no generic copy" at its call.
+//!
+//! Forms: a `Vec<f64>` field, an array field `[f64; 3]`, a nested-array field `[[f64; 3]; 3]`, a nested
+//! struct's field, a callee reached as `Self::h`, the free-function form `pred2(m: &Lin, x)`, and the
+//! caller with `wrt(self)` and with a constant `self`. For each: the value against a plain computation,
+//! `_grad` against central differences at seeded points, and the `order = 2` caller's `_hessian` against
+//! central differences of its `_grad` (and for symmetry), `_hvp` against the Hessian times `v`.
+
+#![allow(clippy::needless_range_loop)]
+
+mod common;
+
+use autodiff::{differentiable, Differentiable};
+use common::{assert_all_close, assert_close, assert_fd_gradient, hessian_column, points};
+
+/// The value and gradient `value_grad(x)` against `plain(x)` and central differences of it, and the
+/// Hessian `hessian(x)` (with its value) against central differences of the gradient and for symmetry, at
+/// each point.
+#[track_caller]
+fn check(
+    what: &str,
+    pts: &[Vec<f64>],
+    plain: impl Fn(&[f64]) -> f64,
+    value_grad: impl Fn(&[f64]) -> (f64, Vec<f64>),
+    hessian: impl Fn(&[f64]) -> (f64, Vec<Vec<f64>>),
+) {
+    assert!(pts.len() >= 10, "{what}: at least ten points");
+    for x in pts {
+        let (v, g) = value_grad(x);
+        assert_close(v, plain(x), 1e-12, &format!("{what}: value at {x:?}"));
+        assert_fd_gradient(&plain, x, &g, &format!("{what}: _grad"));
+        let (hv, h) = hessian(x);
+        assert_close(hv, v, 1e-12, &format!("{what}: _hessian's value"));
+        assert_eq!(h.len(), x.len(), "{what}: Hessian rows");
+        let grad = |y: &[f64]| value_grad(y).1;
+        for j in 0..x.len() {
+            let column = hessian_column(grad, x, j);
+            for i in 0..x.len() {
+                let at = format!("{what}: H[{i}][{j}] at {x:?}");
+                assert_close(h[i][j], column[i], 1e-6, &at);
+                assert_close(h[i][j], h[j][i], 1e-12, &format!("{at} symmetric"));
+            }
+        }
+        // Not a Hessian of zeros (a test that cannot fail).
+        assert!(h.iter().flatten().any(|v| v.abs() > 1e-3), "{what}: H ≠ 0");
+    }
+}
+
+/// `_hvp(v)` against `H v` of `_hessian`.
+#[track_caller]
+fn check_hvp(what: &str, h: &[Vec<f64>], v: &[f64], hv: &[f64]) {
+    let expected: Vec<f64> = h
+        .iter()
+        .map(|row| row.iter().zip(v).map(|(a, b)| a * b).sum())
+        .collect();
+    assert_all_close(hv, &expected, 1e-10, what);
+}
+
+/// `Σ sin(a_i b_i) + a_i b_i` (the callees `sdot` of the modules below, each beside its callers: a
+/// field passed on whole reaches a callee of the caller's own module).
+fn sdot_plain(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(a, b)| (a * b).sin() + a * b).sum()
+}
+
+fn quad3_plain(m: &[[f64; 3]; 3], x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..3 {
+        for j in 0..3 {
+            s += x[i] * m[i][j] * x[j] + 0.5 * m[i][j] * m[i][j];
+        }
+    }
+    s
+}
+
+fn weigh3_plain(k: &[f64; 3], x: &[f64]) -> f64 {
+    (0..3).map(|i| k[i] * (k[i] * x[i] / 4.0).exp()).sum()
+}
+
+const X: [f64; 3] = [0.7, -0.4, 1.1];
+
+// ---------------------------------------------------------------------------------------------------
+// (1) A `Vec<f64>` field passed on whole by a method with `wrt(self)`, its caller with `wrt(self)` at
+// `order = 2` (the minimal case of the report), and the same pair with a constant `self`.
+
+mod vec_field {
+    use super::*;
+
+    /// `Σ sin(a_i b_i) + a_i b_i`: nonlinear in both, so that a caller's Hessian is not that of a square
+    /// alone.
+    #[differentiable]
+    pub fn sdot(a: &[f64], b: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..a.len() {
+            s += (a[i] * b[i]).sin() + a[i] * b[i];
+        }
+        s
+    }
+
+    #[derive(Differentiable, Clone, Debug)]
+    pub struct Lin {
+        pub w: Vec<f64>,
+        pub b: f64,
+    }
+
+    impl Lin {
+        #[differentiable(wrt(self))]
+        pub fn pred(&self, x: &[f64]) -> f64 {
+            sdot(&self.w, x) + self.b
+        }
+
+        #[differentiable(wrt(self), order = 2)]
+        pub fn loss(&self, x: &[f64], y: f64) -> f64 {
+            let p = self.pred(x);
+            (p - y) * (p - y)
+        }
+    }
+
+    fn lin(p: &[f64]) -> Lin {
+        Lin {
+            w: p[..3].to_vec(),
+            b: p[3],
+        }
+    }
+
+    fn plain(m: &Lin, x: &[f64], y: f64) -> f64 {
+        let p = sdot_plain(&m.w, x) + m.b;
+        (p - y) * (p - y)
+    }
+
+    #[test]
+    fn wrt_self() {
+        let y = 0.3;
+        let pts = points(46_001, 4, 12, -1.0, 1.0);
+        check(
+            "vec_field::loss",
+            &pts,
+            |p| plain(&lin(p), &X, y),
+            |p| {
+                let (v, g) = lin(p).loss_grad(&X, y);
+                (v, g.to_flat())
+            },
+            |p| {
+                let (v, _, h) = lin(p).loss_hessian(&X, y);
+                (v, h)
+            },
+        );
+        for p in &pts {
+            let m = lin(p);
+            assert_close(m.loss(&X, y), plain(&m, &X, y), 1e-12, "vec_field::loss");
+            let (_, _, h) = m.loss_hessian(&X, y);
+            let v = [0.3, -0.2, 0.5, 0.9];
+            let (value, g, hv) = m.loss_hvp(&X, y, m.from_flat(&v));
+            assert_close(value, plain(&m, &X, y), 1e-12, "vec_field::loss_hvp value");
+            assert_all_close(
+                &g.to_flat(),
+                &m.loss_grad(&X, y).1.to_flat(),
+                1e-12,
+                "hvp grad",
+            );
+            check_hvp("vec_field::loss_hvp", &h, &v, &hv.to_flat());
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (2) The free-function form: `pred2(m: &Lin, x)` without `order`, called by `loss2` at `order = 2`.
+
+mod free_function {
+    pub use super::vec_field::Lin;
+    use super::*;
+
+    /// `sdot` of this module (a callee passed a field on whole is a function of the caller's module).
+    #[differentiable]
+    pub fn sdot2(a: &[f64], b: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..a.len() {
+            s += (a[i] * b[i]).sin() + a[i] * b[i];
+        }
+        s
+    }
+
+    #[differentiable]
+    pub fn pred2(m: &Lin, x: &[f64]) -> f64 {
+        sdot2(&m.w, x) + m.b
+    }
+
+    #[differentiable(order = 2)]
+    pub fn loss2(m: &Lin, x: &[f64], y: f64) -> f64 {
+        let p = pred2(m, x);
+        (p - y) * (p - y)
+    }
+
+    #[test]
+    fn through_a_free_function() {
+        let y = -0.2;
+        let lin = |p: &[f64]| Lin {
+            w: p[..3].to_vec(),
+            b: p[3],
+        };
+        let plain = |p: &[f64]| {
+            let q = sdot_plain(&p[..3], &X) + p[3];
+            (q - y) * (q - y)
+        };
+        let pts = points(46_003, 4, 12, -1.0, 1.0);
+        for p in &pts {
+            assert_close(
+                loss2(&lin(p), &X, y),
+                plain(p),
+                1e-12,
+                "free_function::loss2",
+            );
+        }
+        check(
+            "free_function::loss2",
+            &pts,
+            plain,
+            |p| {
+                let (v, (g, _, _)) = loss2_grad(&lin(p), &X, y);
+                (v, g.to_flat())
+            },
+            |p| {
+                let (v, _, h) = loss2_hessian(&lin(p), &X, y);
+                // Over `m`'s flat view, then `x` and `y`: the struct's block.
+                (v, h[..4].iter().map(|r| r[..4].to_vec()).collect())
+            },
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (3) An array field `[f64; 3]` to a callee taking `&[f64; 3]`, a nested-array field `[[f64; 3]; 3]`, and
+// an associated function reached as `Self::h(&self.w, x)`.
+
+mod array_fields {
+    use super::*;
+
+    /// `xᵀ m x` with `m` a matrix of three rows, plus `Σ m_ij²`.
+    #[differentiable]
+    pub fn quad3(m: &[[f64; 3]; 3], x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..3 {
+            for j in 0..3 {
+                s += x[i] * m[i][j] * x[j] + 0.5 * m[i][j] * m[i][j];
+            }
+        }
+        s
+    }
+
+    /// `Σ k_i exp(k_i x_i / 4)` of a fixed-size array.
+    #[differentiable]
+    pub fn weigh3(k: &[f64; 3], x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..3 {
+            s += k[i] * (k[i] * x[i] / 4.0).exp();
+        }
+        s
+    }
+
+    #[derive(Differentiable, Clone, Debug)]
+    pub struct Quad {
+        pub k: [f64; 3],
+        pub m: [[f64; 3]; 3],
+        pub w: Vec<f64>,
+    }
+
+    impl Quad {
+        #[differentiable]
+        pub fn h(a: &[f64], x: &[f64]) -> f64 {
+            let mut s = 0.0;
+            for i in 0..a.len() {
+                s += a[i].cos() * x[i];
+            }
+            s
+        }
+
+        #[differentiable(wrt(self))]
+        pub fn energy(&self, x: &[f64]) -> f64 {
+            weigh3(&self.k, x) + quad3(&self.m, x) + Self::h(&self.w, x)
+        }
+
+        #[differentiable(wrt(self), order = 2)]
+        pub fn total(&self, x: &[f64]) -> f64 {
+            let e = self.energy(x);
+            e * e / 10.0
+        }
+    }
+
+    fn quad(p: &[f64]) -> Quad {
+        Quad {
+            k: [p[0], p[1], p[2]],
+            m: common::contract::nested(&p[3..12]),
+            w: p[12..15].to_vec(),
+        }
+    }
+
+    fn plain(q: &Quad, x: &[f64]) -> f64 {
+        let h: f64 = q.w.iter().zip(x).map(|(a, x)| a.cos() * x).sum();
+        let e = weigh3_plain(&q.k, x) + quad3_plain(&q.m, x) + h;
+        e * e / 10.0
+    }
+
+    #[test]
+    fn array_and_matrix_fields() {
+        let pts = points(46_004, 15, 10, -1.0, 1.0);
+        check(
+            "array_fields::total",
+            &pts,
+            |p| plain(&quad(p), &X),
+            |p| {
+                let (v, g) = quad(p).total_grad(&X);
+                (v, g.to_flat())
+            },
+            |p| {
+                let (v, _, h) = quad(p).total_hessian(&X);
+                (v, h)
+            },
+        );
+        for p in &pts {
+            let q = quad(p);
+            assert_close(q.total(&X), plain(&q, &X), 1e-12, "array_fields::total");
+            let (_, _, h) = q.total_hessian(&X);
+            let v = common::wave(15, 0.4);
+            let (_, _, hv) = q.total_hvp(&X, q.from_flat(&v));
+            check_hvp("array_fields::total_hvp", &h, &v, &hv.to_flat());
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (4) A nested struct's field passed on whole (`sdot(&self.inner.w, x)`).
+
+mod nested {
+    use super::*;
+
+    /// `Σ sin(a_i b_i) + a_i b_i`: nonlinear in both, so that a caller's Hessian is not that of a square
+    /// alone.
+    #[differentiable]
+    pub fn sdot(a: &[f64], b: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..a.len() {
+            s += (a[i] * b[i]).sin() + a[i] * b[i];
+        }
+        s
+    }
+
+    #[derive(Differentiable, Clone, Debug)]
+    pub struct Inner {
+        pub w: [f64; 3],
+        pub s: f64,
+    }
+
+    #[derive(Differentiable, Clone, Debug)]
+    pub struct Outer {
+        pub c: f64,
+        pub inner: Inner,
+    }
+
+    impl Outer {
+        #[differentiable(wrt(self))]
+        pub fn score(&self, x: &[f64]) -> f64 {
+            self.c * sdot(&self.inner.w, x) + self.inner.s
+        }
+
+        #[differentiable(wrt(self), order = 2)]
+        pub fn fit(&self, x: &[f64]) -> f64 {
+            let s = self.score(x);
+            (s - 1.0).powi(2)
+        }
+    }
+
+    fn outer(p: &[f64]) -> Outer {
+        Outer {
+            c: p[0],
+            inner: Inner {
+                w: [p[1], p[2], p[3]],
+                s: p[4],
+            },
+        }
+    }
+
+    #[test]
+    fn a_nested_field() {
+        let pts = points(46_005, 5, 12, -1.0, 1.0);
+        let plain = |p: &[f64]| (p[0] * sdot_plain(&p[1..4], &X) + p[4] - 1.0).powi(2);
+        for p in &pts {
+            assert_close(outer(p).fit(&X), plain(p), 1e-12, "nested::fit");
+        }
+        check(
+            "nested::fit",
+            &pts,
+            plain,
+            |p| {
+                let (v, g) = outer(p).fit_grad(&X);
+                (v, g.to_flat())
+            },
+            |p| {
+                let (v, _, h) = outer(p).fit_hessian(&X);
+                (v, h)
+            },
+        );
+    }
+}
