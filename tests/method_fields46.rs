@@ -406,3 +406,190 @@ mod nested {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (5) trial44's portfolio (`Market::weights` solving by Cramer's rule), its fields passed on whole to
+// `solve3`, which returns `[f64; 3]` (trial44 copied them into locals first), and a callee returning a
+// tuple; `utility` at `order = 2`.
+
+mod portfolio {
+    use super::*;
+
+    #[differentiable]
+    pub fn det3(m: &[[f64; 3]; 3]) -> f64 {
+        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+    }
+
+    #[differentiable]
+    pub fn solve3(m: &[[f64; 3]; 3], b: &[f64; 3]) -> [f64; 3] {
+        let d = det3(m);
+        let mut x = [0.0; 3];
+        for k in 0..3 {
+            let mut mk = *m;
+            for i in 0..3 {
+                mk[i][k] = b[i];
+            }
+            x[k] = det3(&mk) / d;
+        }
+        x
+    }
+
+    /// The mean and the spread of `mu`, as a tuple.
+    #[differentiable]
+    pub fn moments(mu: &[f64; 3]) -> (f64, f64) {
+        let mean = (mu[0] + mu[1] + mu[2]) / 3.0;
+        let mut s = 0.0;
+        for i in 0..3 {
+            s += (mu[i] - mean) * (mu[i] - mean);
+        }
+        (mean, s)
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Market {
+        pub mu: [f64; 3],
+        pub cov: [[f64; 3]; 3],
+        #[no_grad]
+        pub id: usize,
+    }
+
+    impl Market {
+        #[differentiable(wrt(self))]
+        pub fn weights(&self, gamma: f64) -> [f64; 3] {
+            let a = solve3(&self.cov, &self.mu);
+            let b = solve3(&self.cov, &[1.0, 1.0, 1.0]);
+            let (sa, sb) = (a[0] + a[1] + a[2], b[0] + b[1] + b[2]);
+            let eta = (1.0 - sa / gamma) / sb;
+            [
+                a[0] / gamma + eta * b[0],
+                a[1] / gamma + eta * b[1],
+                a[2] / gamma + eta * b[2],
+            ]
+        }
+
+        #[differentiable(wrt(self))]
+        pub fn spread(&self) -> f64 {
+            let (mean, s) = moments(&self.mu);
+            mean * s
+        }
+
+        #[differentiable(wrt(cov, w))]
+        pub fn risk(cov: &[[f64; 3]; 3], w: &[f64; 3]) -> f64 {
+            let mut s = 0.0;
+            for i in 0..3 {
+                for j in 0..3 {
+                    s += w[i] * cov[i][j] * w[j];
+                }
+            }
+            s
+        }
+
+        #[differentiable(wrt(self), order = 2)]
+        pub fn utility(&self, gamma: f64) -> f64 {
+            let w = self.weights(gamma);
+            let ret = w[0] * self.mu[0] + w[1] * self.mu[1] + w[2] * self.mu[2];
+            ret - 0.5 * gamma * Self::risk(&self.cov, &w) + self.spread()
+        }
+    }
+
+    fn market(p: &[f64]) -> Market {
+        let l = [
+            [0.3 + 0.05 * p[0], 0.0, 0.0],
+            [0.05 * p[1], 0.25, 0.0],
+            [0.05 * p[2], 0.05 * p[3], 0.2],
+        ];
+        let mut cov = [[0.0; 3]; 3];
+        for i in 0..3 {
+            for j in 0..3 {
+                cov[i][j] = (0..3).map(|k| l[i][k] * l[j][k]).sum::<f64>();
+            }
+        }
+        Market {
+            mu: [0.05 + 0.02 * p[4], 0.07 + 0.02 * p[5], 0.04],
+            cov,
+            id: 7,
+        }
+    }
+
+    /// `utility` by hand: the weights solved by Gaussian elimination.
+    fn plain(m: &Market, gamma: f64) -> f64 {
+        let solve = |b: [f64; 3]| {
+            let mut a = m.cov;
+            let mut b = b;
+            for k in 0..3 {
+                for i in k + 1..3 {
+                    let f = a[i][k] / a[k][k];
+                    for j in k..3 {
+                        a[i][j] -= f * a[k][j];
+                    }
+                    b[i] -= f * b[k];
+                }
+            }
+            let mut x = [0.0; 3];
+            for i in (0..3).rev() {
+                let s: f64 = (i + 1..3).map(|j| a[i][j] * x[j]).sum();
+                x[i] = (b[i] - s) / a[i][i];
+            }
+            x
+        };
+        let (a, b) = (solve(m.mu), solve([1.0; 3]));
+        let (sa, sb): (f64, f64) = (a.iter().sum(), b.iter().sum());
+        let eta = (1.0 - sa / gamma) / sb;
+        let w: Vec<f64> = (0..3).map(|i| a[i] / gamma + eta * b[i]).collect();
+        let ret: f64 = (0..3).map(|i| w[i] * m.mu[i]).sum();
+        let mut risk = 0.0;
+        for i in 0..3 {
+            for j in 0..3 {
+                risk += w[i] * m.cov[i][j] * w[j];
+            }
+        }
+        let mean = m.mu.iter().sum::<f64>() / 3.0;
+        let s: f64 = m.mu.iter().map(|v| (v - mean) * (v - mean)).sum();
+        ret - 0.5 * gamma * risk + mean * s
+    }
+
+    #[test]
+    fn utility_with_fields_passed_on_whole() {
+        let gamma = 2.5;
+        let base = market(&[0.0; 6]);
+        let pts: Vec<Vec<f64>> = points(46_006, 6, 10, -1.0, 1.0)
+            .iter()
+            .map(|p| market(p).to_flat())
+            .collect();
+        let at = |x: &[f64]| base.from_flat(x);
+        for x in &pts {
+            let m = at(x);
+            assert_close(
+                m.utility(gamma),
+                plain(&m, gamma),
+                1e-10,
+                "portfolio::utility",
+            );
+            let w = m.weights(gamma);
+            assert_close(w.iter().sum::<f64>(), 1.0, 1e-12, "fully invested");
+        }
+        check(
+            "portfolio::utility",
+            &pts,
+            |x| plain(&at(x), gamma),
+            |x| {
+                let (v, g) = at(x).utility_grad(gamma);
+                assert_eq!(g.id, 7, "the #[no_grad] field copied");
+                (v, g.to_flat())
+            },
+            |x| {
+                let (v, _, h) = at(x).utility_hessian(gamma);
+                (v, h)
+            },
+        );
+        for x in &pts {
+            let m = at(x);
+            let (_, _, h) = m.utility_hessian(gamma);
+            let v = common::wave(x.len(), 0.2);
+            let (_, _, hv) = m.utility_hvp(gamma, m.from_flat(&v));
+            check_hvp("portfolio::utility_hvp", &h, &v, &hv.to_flat());
+        }
+    }
+}

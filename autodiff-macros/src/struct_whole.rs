@@ -360,7 +360,9 @@ fn whole_field_callee_without_pairs(s: &StructFunction) -> Option<(syn::Path, St
                             .any(|arg| self.fields.iter().any(|f| names(arg, f)));
                         if passes
                             && crate::context::differentiable_sibling(self.caller, &name)
-                                .is_some_and(|item| returns_a_collection(&item))
+                                .is_some_and(|item| {
+                                    returns_a_collection(&item) && !promises_pairs(&item)
+                                })
                         {
                             self.found = Some((p.path.clone(), name));
                         }
@@ -698,6 +700,7 @@ pub(crate) fn promises_pairs(item: &syn::ItemFn) -> bool {
         syn::ReturnType::Type(_, ty) => {
             matches!(&**ty, syn::Type::Path(p) if p.qself.is_none()
                 && (p.path.is_ident("f64") || p.path.is_ident("f32")))
+                || returns_floats(&sig.output)
         }
     };
     sig.receiver().is_none()
@@ -719,6 +722,25 @@ pub(crate) fn promises_pairs(item: &syn::ItemFn) -> bool {
             syn::FnArg::Receiver(_) => false,
         })
         && returns
+}
+
+// Input:  -> [f64; 3]    -> (f64, f64)    -> [[f64; 2]; 2]    -> Vec<f64>    -> (f64, [f64; 2])
+// Output: true           true             false               false          false
+/// Does a function return a fixed-size array of floats or a tuple of floats (`f64` or `f32`), which its
+/// `__g_pairs` returns as it is (`pairs::plain`)?
+pub(crate) fn returns_floats(output: &syn::ReturnType) -> bool {
+    let float = |ty: &syn::Type| {
+        matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+            && (p.path.is_ident("f64") || p.path.is_ident("f32")))
+    };
+    match output {
+        syn::ReturnType::Type(_, ty) => match &**ty {
+            syn::Type::Array(a) => float(&a.elem),
+            syn::Type::Tuple(t) => !t.elems.is_empty() && t.elems.iter().all(float),
+            _ => false,
+        },
+        syn::ReturnType::Default => false,
+    }
 }
 
 /// Could a field passed on whole (`&p.w`, `&p.inner`) be an argument of a parameter of type `ty`: a shared
@@ -1424,7 +1446,11 @@ pub(crate) mod pairs {
             // generic copy, rustc's E0283 on `From<[__S; 36]>`, and so did `wrt(x)` beside data
             // `edges: &[(usize, usize)]`, on `From<Vec<__S>>`.)
             && match sig.outputs().next() {
-                None => matches!(sig.ret_kind, Kind::Float(_)),
+                // A float, or an array or tuple of them (`solve3(&m.cov, &m.mu) -> [f64; 3]`).
+                None => {
+                    matches!(sig.ret_kind, Kind::Float(_))
+                        || super::returns_floats(&item.sig.output)
+                }
                 Some(_) => {
                     sig.returns_unit()
                         && sig.params.iter().all(|p| match p.array {
