@@ -196,6 +196,45 @@ mod free_function {
         (p - y) * (p - y)
     }
 
+    /// The struct constant: differentiated in `x`.
+    #[differentiable(wrt(x))]
+    pub fn pred2_x(m: &Lin, x: &[f64]) -> f64 {
+        sdot2(&m.w, x) * m.b
+    }
+
+    #[differentiable(wrt(x), order = 2)]
+    pub fn loss2_x(m: &Lin, x: &[f64], y: f64) -> f64 {
+        let p = pred2_x(m, x);
+        (p - y) * (p - y) + p
+    }
+
+    #[test]
+    fn a_constant_struct() {
+        let y = 0.3;
+        let m = Lin {
+            w: vec![0.8, -0.6, 1.3],
+            b: 1.2,
+        };
+        let plain = |x: &[f64]| {
+            let p = sdot_plain(&m.w, x) * m.b;
+            (p - y) * (p - y) + p
+        };
+        let pts = points(46_007, 3, 12, -1.0, 1.0);
+        for x in &pts {
+            assert_close(loss2_x(&m, x, y), plain(x), 1e-12, "free_function::loss2_x");
+        }
+        check(
+            "free_function::loss2_x",
+            &pts,
+            plain,
+            |x| loss2_x_grad(&m, x, y),
+            |x| {
+                let (v, _, h) = loss2_x_hessian(&m, x, y);
+                (v, h)
+            },
+        );
+    }
+
     #[test]
     fn through_a_free_function() {
         let y = -0.2;

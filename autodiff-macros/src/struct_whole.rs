@@ -286,7 +286,7 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
     let returns_array = matches!(s.sig.ret_kind, Kind::Array);
     // A tuple of floats too (`fn pair(p: &Layer, x: f64) -> (f64, f64)`): `let (a, b) = pair(p, x);`.
     let returns_tuple = matches!(s.sig.ret_kind, Kind::Tuple(_));
-    if !structs_fit(s, Constant::Refused) {
+    if !structs_fit(s, Constant::Refused) && !constant_fields_passed_on(s) {
         return stand_ins(s);
     }
     if !(serves(s) || outputs_only || returns_array || returns_tuple) {
@@ -326,6 +326,27 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
         Ok(whole) => whole,
         Err(e) => stand_ins_without_copy(s, &e.to_string()),
     }
+}
+
+// Input:  #[differentiable(wrt(x))] fn pred(m: &Lin, x: &[f64]) -> f64 { dot(&m.w, x) * m.b }
+// Output: true (where the source shows `dot` beside it)
+/// Does a free function `s` keep each of its constant parameter structs only to pass a field of it on whole
+/// to functions that surely have `__g_pairs` (`fields_reach_pairs`), never the struct itself? Its hidden
+/// function `__f_whole` is made at first order then, the struct's view undifferentiated, as an `order = K`
+/// function's (`Constant::PassedOn`): an `order = K` caller keeping the struct constant passes it on whole
+/// there (`loss(m, x)` of `wrt(x)` calling `pred(m, x)`), where the stand-ins (`stand_ins`) were its one
+/// error. (Not a method's constant `self`: a caller keeping `self` constant calls its generic copy
+/// `self.__g_generic(x)`, which a method passing a field on whole has not.)
+fn constant_fields_passed_on(s: &StructFunction) -> bool {
+    let constant = |p: &crate::signature::Param| matches!(p.kind, Kind::Struct(_)) && !p.active;
+    !crate::expand::is_method(s.item)
+        && structs_fit(s, Constant::PassedOn)
+        && s.sig.params.iter().enumerate().all(|(i, p)| {
+            !constant(p)
+                || (s.flat.field_inputs().any(|f| f.parent == i && f.whole)
+                    && !passed_to_a_call(s.written, &p.ident.to_string()))
+        })
+        && fields_reach_pairs(s)
 }
 
 // Input:  fn u(m: &Market, g: f64) -> f64 { let a = solve3(&m.cov, &m.mu); .. }   (`solve3` returns an array)
