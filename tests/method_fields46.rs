@@ -318,6 +318,22 @@ mod array_fields {
             s
         }
 
+        /// Of a slice of indices beside the field: no real `__pick_pairs` (`pairs::plain` takes slices of
+        /// floats only), its stand-ins in its place, so that `picked`'s first order builds.
+        #[differentiable]
+        pub fn pick(a: &[f64], idx: &[usize]) -> f64 {
+            let mut s = 0.0;
+            for &i in idx {
+                s += a[i] * a[i];
+            }
+            s
+        }
+
+        #[differentiable(wrt(self))]
+        pub fn picked(&self) -> f64 {
+            Self::pick(&self.w, &[0, 2]) * self.k[1]
+        }
+
         #[differentiable(wrt(self))]
         pub fn energy(&self, x: &[f64]) -> f64 {
             weigh3(&self.k, x) + quad3(&self.m, x) + Self::h(&self.w, x)
@@ -342,6 +358,18 @@ mod array_fields {
         let h: f64 = q.w.iter().zip(x).map(|(a, x)| a.cos() * x).sum();
         let e = weigh3_plain(&q.k, x) + quad3_plain(&q.m, x) + h;
         e * e / 10.0
+    }
+
+    #[test]
+    fn a_callee_without_pairs_keeps_the_first_order() {
+        for p in points(46_008, 15, 10, -1.0, 1.0) {
+            let q = quad(&p);
+            let plain = |p: &[f64]| (p[12] * p[12] + p[14] * p[14]) * p[1];
+            assert_close(q.picked(), plain(&p), 1e-12, "array_fields::picked");
+            let (v, g) = q.picked_grad();
+            assert_close(v, plain(&p), 1e-12, "array_fields::picked_grad value");
+            assert_fd_gradient(plain, &p, &g.to_flat(), "array_fields::picked_grad");
+        }
     }
 
     #[test]
@@ -372,7 +400,8 @@ mod array_fields {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// (4) A nested struct's field passed on whole (`sdot(&self.inner.w, x)`).
+// (4) A nested struct's field passed on whole (`sdot(&self.inner.w, x)`), and the nested struct itself
+// (`inner_energy(&self.inner, x)`).
 
 mod nested {
     use super::*;
@@ -400,10 +429,16 @@ mod nested {
         pub inner: Inner,
     }
 
+    /// A function of the nested struct, which a method passes its field `inner` on whole.
+    #[differentiable]
+    pub fn inner_energy(q: &Inner, x: &[f64]) -> f64 {
+        q.s * q.s * x[0] + q.w[1] * x[2]
+    }
+
     impl Outer {
         #[differentiable(wrt(self))]
         pub fn score(&self, x: &[f64]) -> f64 {
-            self.c * sdot(&self.inner.w, x) + self.inner.s
+            self.c * sdot(&self.inner.w, x) + self.inner.s + inner_energy(&self.inner, x)
         }
 
         #[differentiable(wrt(self), order = 2)]
@@ -426,7 +461,10 @@ mod nested {
     #[test]
     fn a_nested_field() {
         let pts = points(46_005, 5, 12, -1.0, 1.0);
-        let plain = |p: &[f64]| (p[0] * sdot_plain(&p[1..4], &X) + p[4] - 1.0).powi(2);
+        let plain = |p: &[f64]| {
+            let energy = p[4] * p[4] * X[0] + p[2] * X[2];
+            (p[0] * sdot_plain(&p[1..4], &X) + p[4] + energy - 1.0).powi(2)
+        };
         for p in &pts {
             assert_close(outer(p).fit(&X), plain(p), 1e-12, "nested::fit");
         }
