@@ -571,6 +571,13 @@ mod portfolio {
         }
     }
 
+    /// The free-function form at `order = 2` itself: `Σ_i a_i μ_i` of `a = Σ⁻¹ μ` (`solve3` returning an array).
+    #[differentiable(wrt(m), order = 2)]
+    pub fn sharpe(m: &Market) -> f64 {
+        let a = solve3(&m.cov, &m.mu);
+        a[0] * m.mu[0] + a[1] * m.mu[1] + a[2] * m.mu[2]
+    }
+
     fn market(p: &[f64]) -> Market {
         let l = [
             [0.3 + 0.05 * p[0], 0.0, 0.0],
@@ -625,6 +632,52 @@ mod portfolio {
         let mean = m.mu.iter().sum::<f64>() / 3.0;
         let s: f64 = m.mu.iter().map(|v| (v - mean) * (v - mean)).sum();
         ret - 0.5 * gamma * risk + mean * s
+    }
+
+    #[test]
+    fn a_free_function_passing_fields_to_an_array_returning_one() {
+        let base = market(&[0.0; 6]);
+        let pts: Vec<Vec<f64>> = points(46_009, 6, 10, -1.0, 1.0)
+            .iter()
+            .map(|p| market(p).to_flat())
+            .collect();
+        let at = |x: &[f64]| base.from_flat(x);
+        // μᵀ Σ⁻¹ μ by Gaussian elimination.
+        let plain = |x: &[f64]| {
+            let m = at(x);
+            let (mut a, mut b) = (m.cov, m.mu);
+            for k in 0..3 {
+                for i in k + 1..3 {
+                    let f = a[i][k] / a[k][k];
+                    for j in k..3 {
+                        a[i][j] -= f * a[k][j];
+                    }
+                    b[i] -= f * b[k];
+                }
+            }
+            let mut y = [0.0; 3];
+            for i in (0..3).rev() {
+                let s: f64 = (i + 1..3).map(|j| a[i][j] * y[j]).sum();
+                y[i] = (b[i] - s) / a[i][i];
+            }
+            (0..3).map(|i| y[i] * m.mu[i]).sum::<f64>()
+        };
+        for x in &pts {
+            assert_close(sharpe(&at(x)), plain(x), 1e-10, "portfolio::sharpe");
+        }
+        check(
+            "portfolio::sharpe",
+            &pts,
+            plain,
+            |x| {
+                let (v, g) = sharpe_grad(&at(x));
+                (v, g.to_flat())
+            },
+            |x| {
+                let (v, _, h) = sharpe_hessian(&at(x));
+                (v, h)
+            },
+        );
     }
 
     #[test]

@@ -240,15 +240,16 @@ pub(crate) fn constant_stand_ins(s: &StructFunction) -> TokenStream {
 
 /// The hidden function `__f_whole`, `f_hvp` and `f_hessian`.
 pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors) -> TokenStream {
-    // A field passed on whole to a sibling without `__g_pairs` (one returning an array, a `Vec` or a tuple):
-    // the hidden function would call what is not there (rustc's unresolved `__g_pairs`).
+    // A field passed on whole to a sibling without `__g_pairs` (one returning a `Vec`, a matrix or a tuple
+    // holding arrays): the hidden function would call what is not there (rustc's unresolved `__g_pairs`).
     if let Some((callee, name)) = whole_field_callee_without_pairs(s) {
         errors.spanned(
             &callee,
             format!(
                 "`order = K` on a function that passes a field of a parameter struct on whole (`&p.w`) to \
-                 `{name}` is supported where `{name}` returns a float (or `()` with output parameters): \
-                 `{name}` returns an array or a tuple. Copy the field into a local first (`let mut w = \
+                 `{name}` is supported where `{name}` returns a float, a fixed-size array or a tuple of \
+                 floats (or `()` with output parameters): `{name}` returns a `Vec`, a matrix or a tuple \
+                 holding arrays. Copy the field into a local first (`let mut w = \
                  [0.0; N]; for i in 0..N {{ w[i] = p.w[i]; }}`) and pass that, or read the field in this \
                  function"
             ),
@@ -351,9 +352,9 @@ fn constant_fields_passed_on(s: &StructFunction) -> bool {
 
 // Input:  fn u(m: &Market, g: f64) -> f64 { let a = solve3(&m.cov, &m.mu); .. }   (`solve3` returns an array)
 // Output: Some((`solve3` of the call, "solve3"))
-/// The first call of `s`'s body passing a field on whole to a `#[differentiable]` sibling returning an
-/// array, a `Vec` or a tuple, which has no `__g_pairs` (`promises_pairs`, `pairs::plain`), with the
-/// callee's name.
+/// The first call of `s`'s body passing a field on whole to a `#[differentiable]` sibling returning a
+/// `Vec`, a matrix or a tuple holding arrays, which has no `__g_pairs` (`promises_pairs`, `pairs::plain`;
+/// a fixed-size array or a tuple of floats has one), with the callee's name.
 fn whole_field_callee_without_pairs(s: &StructFunction) -> Option<(syn::Path, String)> {
     use syn::visit::Visit;
     let fields: Vec<String> = s
@@ -382,7 +383,8 @@ fn whole_field_callee_without_pairs(s: &StructFunction) -> Option<(syn::Path, St
                         if passes
                             && crate::context::differentiable_sibling(self.caller, &name)
                                 .is_some_and(|item| {
-                                    returns_a_collection(&item) && !promises_pairs(&item)
+                                    returns_a_collection(&item)
+                                        && !(promises_pairs(&item) && !takes_a_named_type(&item))
                                 })
                         {
                             self.found = Some((p.path.clone(), name));
@@ -423,6 +425,20 @@ fn sibling_name(path: &syn::Path) -> Option<String> {
     }
 }
 
+/// Does `item` take a reference to a named type other than a `Vec` (`q: &Inner`), which may be a parameter
+/// struct: such a function returning an array has no real `__g_pairs` (`pairs::plain` takes no structs).
+fn takes_a_named_type(item: &syn::ItemFn) -> bool {
+    item.sig.inputs.iter().any(|input| match input {
+        syn::FnArg::Typed(t) => match &*t.ty {
+            syn::Type::Reference(r) => matches!(&*r.elem, syn::Type::Path(p)
+                if p.path.segments.last().is_some_and(|s| s.ident != "Vec")
+                    && !p.path.get_ident().is_some_and(|i| i == "f64" || i == "f32")),
+            _ => false,
+        },
+        syn::FnArg::Receiver(_) => false,
+    })
+}
+
 /// Does `item` return an array, a `Vec` or a non-empty tuple?
 fn returns_a_collection(item: &syn::ItemFn) -> bool {
     match &item.sig.output {
@@ -441,7 +457,9 @@ fn returns_a_collection(item: &syn::ItemFn) -> bool {
 //         `predict`, each promising `__g_pairs` (`promises_pairs`)
 /// Does every field of `s` passed on whole reach only calls whose callees surely have `__g_pairs`: is each
 /// use of it an argument (`w`, `&w`) of a call by a bare name (not one the body binds) of a function that
-/// the source shows with `#[differentiable]` among the items of `s`'s module, and that `promises_pairs`?
+/// the source shows with `#[differentiable]` among the items of `s`'s module (of a method: the module
+/// holding its `impl`), or by `Self::h` of an associated function of a method's own `impl`, and that
+/// `promises_pairs`?
 fn fields_reach_pairs(s: &StructFunction) -> bool {
     use syn::visit::Visit;
     let fields: Vec<String> = s
@@ -703,8 +721,9 @@ pub(crate) fn pairs_stand_ins(
         }
         false => {
             "one is made for a function of slices, `Vec`s and arrays of floats taken by reference, matrices \
-             (`&[Vec<f64>]`) and other values, returning a float, or `()` with its results in output \
-             parameters: write it so, or read the field by its elements where it is passed on"
+             (`&[Vec<f64>]`) and other values, returning a float, a fixed-size array or a tuple of floats, \
+             or `()` with its results in output parameters: write it so, or read the field by its elements \
+             where it is passed on"
         }
     };
     named_stand_ins(item, sig, &float, &item.vis, &name, true, why)
@@ -712,7 +731,8 @@ pub(crate) fn pairs_stand_ins(
 
 /// Does the expansion of the free function `item` promise `__item_pairs` (real or `pairs_stand_ins`), which
 /// a caller in the same module that passes it a field on whole calls (`first_order`): a function without
-/// type parameters, receiver, `async` or `unsafe`, not itself hidden (`__`), returning `f64`, `f32` or `()`,
+/// type parameters, receiver, `async` or `unsafe`, not itself hidden (`__`), returning `f64`, `f32`, `()`,
+/// or a fixed-size array or a tuple of them (`returns_floats`),
 /// with a parameter a field could be passed to (`could_take_a_field`), written among a module's items. A caller reads the callee's item from the source and asks this of it.
 pub(crate) fn promises_pairs(item: &syn::ItemFn) -> bool {
     let sig = &item.sig;
