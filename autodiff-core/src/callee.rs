@@ -696,8 +696,9 @@ pub struct NoMethodCopy;
     note = "a method passing a field of `self` on whole to a call (`g(&self.w, x)`, `g(&self.inner, x)`) has \
             one only for a caller that differentiates `self` (`wrt(self)`), and only where the callee is a \
             `#[differentiable]` function of the method's own module called by its bare name (not imported), \
-            or an associated function of its `impl` called as `Self::h(..)`, returning a float, an array or a \
-            tuple of floats (or `()` with output parameters); with a constant `self` it has none: give the caller `wrt(self)`, or read the \
+            or an associated function of its `impl` called as `Self::h(..)`, of floats and of slices, `Vec`s, \
+            arrays or matrices of floats (not of integers), returning a float, an array or a tuple of floats \
+            (or `()` with output parameters); with a constant `self` it has none: give the caller `wrt(self)`, or read the \
             field by its elements (`self.w[i]`)",
     note = "rewrite the callee's body so, give an associated function without `self` `order = 2` too (its \
             generic copy is then made, or an error says why it cannot be), or write the callee's computation \
