@@ -383,8 +383,9 @@ fn whole_field_callee_without_pairs(s: &StructFunction) -> Option<(syn::Path, St
                         if passes
                             && crate::context::differentiable_sibling(self.caller, &name)
                                 .is_some_and(|item| {
-                                    returns_a_collection(&item)
-                                        && !(promises_pairs(&item) && !takes_a_named_type(&item))
+                                    // (A fixed-size array or a tuple of floats: `__g_pairs`.)
+                                    let pairs = promises_pairs(&item) && !takes_a_named_type(&item);
+                                    returns_a_collection(&item) && !pairs
                                 })
                         {
                             self.found = Some((p.path.clone(), name));
