@@ -7,10 +7,14 @@
 //! "this method has no generic copy" at its call.
 //!
 //! Forms: a `Vec<f64>` field, an array field `[f64; 3]`, a nested-array field `[[f64; 3]; 3]`, a nested
-//! struct's field, a callee reached as `Self::h`, the free-function form `pred2(m: &Lin, x)`, and the
-//! caller with `wrt(self)` and with a constant `self`. For each: the value against a plain computation,
-//! `_grad` against central differences at seeded points, and the `order = 2` caller's `_hessian` against
-//! central differences of its `_grad` (and for symmetry), `_hvp` against the Hessian times `v`.
+//! struct's field and the nested struct itself, a callee reached as `Self::h`, callees returning a float,
+//! an array (`solve3`, trial44's portfolio with the fields passed on whole) and a tuple, the free-function
+//! form `pred2(m: &Lin, x)` with the struct differentiated and kept constant, all with callers
+//! differentiating the struct (`wrt(self)`). For each: the value against a plain computation, `_grad`
+//! against central differences at seeded points, and the `order = 2` caller's `_hessian` against central
+//! differences of its `_grad` (and for symmetry, and not zero), `_hvp` against the Hessian times `v`.
+//! Not supported (one error at the caller's call, tests/ui/signature/order-callee-passing-a-field-on-whole.rs):
+//! a caller keeping `self` constant, and a callee imported from another module.
 
 #![allow(clippy::needless_range_loop)]
 
