@@ -1833,8 +1833,9 @@ mod portfolio {
     impl Market {
         #[differentiable(wrt(self))]
         pub fn weights(&self, gamma: f64) -> [f64; 3] {
-            // Copied element by element: passing the fields on whole leaves `weights` without the
-            // generic copy that `utility`'s `order = 2` needs (see the session's report).
+            // Copied element by element, as first written (passing the fields on whole left `weights`
+            // without the generic copy that `utility`'s `order = 2` needs; it works since session 46:
+            // tests/method_fields46.rs, `portfolio`).
             let mut cov = [[0.0; 3]; 3];
             for i in 0..3 {
                 for j in 0..3 {

@@ -688,11 +688,18 @@ pub struct NoMethodCopy;
             `self`'s fields and slices by index (`self.w[i]`) or by value (`for &w in self.w.iter()`, iterator \
             chains such as `self.w.iter().map(|w| w * x).sum()`) or by reference with each element read as a number \
             (`for w in self.w.iter()` adding `w * x`), \
-            takes references only to pass them to calls, calls only float methods, `len`, \
+            takes references only to pass them to calls (a field on whole: below), calls only float methods, `len`, \
             `clone`, `to_vec` and `push`, and calls other functions by their names or paths (`m::g(..)`) and \
             associated functions as `Self::h(..)` or `S::h(..)`, and, in a method taking `&self`, other methods \
             as `self.h(..)` (their copies); a method passing `self` on whole to a call (`g(self, x)`) has none \
             (one differentiated in `self`, `wrt(self)`, has one with a constant `self`)",
+    note = "a method passing a field of `self` on whole to a call (`g(&self.w, x)`, `g(&self.inner, x)`) has \
+            one only for a caller that differentiates `self` (`wrt(self)`), and only where the callee is a \
+            `#[differentiable]` function of the method's own module called by its bare name (not imported), \
+            or an associated function of its `impl` called as `Self::h(..)`, of floats and of slices, `Vec`s, \
+            arrays or matrices of floats (not of integers), returning a float, an array or a tuple of floats \
+            (or `()` with output parameters); with a constant `self` it has none: give the caller `wrt(self)`, or read the \
+            field by its elements (`self.w[i]`)",
     note = "rewrite the callee's body so, give an associated function without `self` `order = 2` too (its \
             generic copy is then made, or an error says why it cannot be), or write the callee's computation \
             out in the caller",

@@ -1378,8 +1378,9 @@ fn skip_quote(text: &str, i: usize) -> usize {
 }
 
 /// The function `callee` as the source shows it among the items of the module (a file's top level or a
-/// `mod { .. }` block) that shows the function whose attribute is being expanded, `caller`, both with an
-/// attribute named `differentiable`: what `struct_whole::first_order` asks whether a callee it passes a
+/// `mod { .. }` block) that shows the function whose attribute is being expanded, `caller` (or, for a
+/// method, its inherent `impl` block), both with an attribute named `differentiable`; `Self::h` for
+/// `callee`, the associated function `h` of the caller's own `impl`: what `struct_whole::first_order` asks whether a callee it passes a
 /// field on whole has `__callee_pairs` of. `None` where the source is not at hand, does not show the
 /// attribute on `fn caller`, or shows either function other than once there.
 pub(crate) fn differentiable_sibling(caller: &Ident, callee: &str) -> Option<syn::ItemFn> {
@@ -1413,19 +1414,72 @@ pub(crate) fn differentiable_sibling(caller: &Ident, callee: &str) -> Option<syn
             }
         }
     }
+    // The methods named `name` of the inherent `impl` blocks among `items`, each with its block's items
+    // (a method passing a field on whole, `dot(&self.w, x)`, calls a function of its module, or an
+    // associated function of its own `impl`, `Self::h(&self.w, x)`).
+    fn methods<'a>(items: &'a [syn::Item], name: &str) -> Vec<(syn::ItemFn, &'a [syn::ImplItem])> {
+        items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Impl(i) if i.trait_.is_none() => Some(i),
+                _ => None,
+            })
+            .flat_map(|i| {
+                i.items.iter().filter_map(move |member| match member {
+                    syn::ImplItem::Fn(f) if f.sig.ident == name => Some((
+                        syn::ItemFn {
+                            attrs: f.attrs.clone(),
+                            vis: f.vis.clone(),
+                            sig: f.sig.clone(),
+                            block: Box::new(f.block.clone()),
+                        },
+                        &i.items[..],
+                    )),
+                    _ => None,
+                })
+            })
+            .collect()
+    }
     let mut all = Vec::new();
     lists(&file.items, &mut all);
     let caller = caller.to_string();
     let holding: Vec<&[syn::Item]> = all
         .into_iter()
-        .filter(|items| !named(items, &caller).is_empty())
+        .filter(|items| !named(items, &caller).is_empty() || !methods(items, &caller).is_empty())
         .collect();
     let [items] = holding.as_slice() else {
         return None;
     };
-    let (callers, callees) = (named(items, &caller), named(items, callee));
-    match (callers.as_slice(), callees.as_slice()) {
-        ([own], [found]) if differentiable(own) && differentiable(found) => Some((*found).clone()),
+    let (callers, in_impls) = (named(items, &caller), methods(items, &caller));
+    // `Self::h`: an associated function of the caller's own `impl`.
+    if let Some(associated) = callee.strip_prefix("Self::") {
+        let ([], [(own, members)]) = (callers.as_slice(), in_impls.as_slice()) else {
+            return None;
+        };
+        let found: Vec<syn::ItemFn> = members
+            .iter()
+            .filter_map(|member| match member {
+                syn::ImplItem::Fn(f) if f.sig.ident == associated => Some(syn::ItemFn {
+                    attrs: f.attrs.clone(),
+                    vis: f.vis.clone(),
+                    sig: f.sig.clone(),
+                    block: Box::new(f.block.clone()),
+                }),
+                _ => None,
+            })
+            .collect();
+        return match found.as_slice() {
+            [found] if differentiable(own) && differentiable(found) => Some(found.clone()),
+            _ => None,
+        };
+    }
+    let own = match (callers.as_slice(), in_impls.as_slice()) {
+        ([own], []) => (*own).clone(),
+        ([], [(own, _)]) => own.clone(),
+        _ => return None,
+    };
+    match named(items, callee).as_slice() {
+        [found] if differentiable(&own) && differentiable(found) => Some((*found).clone()),
         _ => None,
     }
 }

@@ -589,10 +589,15 @@ fn try_expand(
             // source and asks `promises_pairs` of it), so that such a caller's first order builds whatever
             // it calls.
             let own = !args.copy && !args.lift_fields && !args.struct_whole;
+            // (An associated function's, beside it in its `impl`: a method passing a field on whole
+            // to `Self::h` calls `Self::__h_pairs`.)
+            let placed = match is_method(&item) {
+                true => item.sig.receiver().is_none(),
+                false => crate::context::written_in_module(&item.sig.ident),
+            };
             if own
                 && crate::struct_whole::promises_pairs(&item)
-                && crate::context::written_in_module(&item.sig.ident)
-                && !is_method(&item)
+                && placed
                 && !defines_fn(&expansion, &crate::naming::pairs_function(&item.sig.ident))
             {
                 expansion.extend(crate::struct_whole::pairs_stand_ins(&item, &sig));

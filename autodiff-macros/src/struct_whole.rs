@@ -240,15 +240,16 @@ pub(crate) fn constant_stand_ins(s: &StructFunction) -> TokenStream {
 
 /// The hidden function `__f_whole`, `f_hvp` and `f_hessian`.
 pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors) -> TokenStream {
-    // A field passed on whole to a sibling without `__g_pairs` (one returning an array, a `Vec` or a tuple):
-    // the hidden function would call what is not there (rustc's unresolved `__g_pairs`).
+    // A field passed on whole to a sibling without `__g_pairs` (one returning a `Vec`, a matrix or a tuple
+    // holding arrays): the hidden function would call what is not there (rustc's unresolved `__g_pairs`).
     if let Some((callee, name)) = whole_field_callee_without_pairs(s) {
         errors.spanned(
             &callee,
             format!(
                 "`order = K` on a function that passes a field of a parameter struct on whole (`&p.w`) to \
-                 `{name}` is supported where `{name}` returns a float (or `()` with output parameters): \
-                 `{name}` returns an array or a tuple. Copy the field into a local first (`let mut w = \
+                 `{name}` is supported where `{name}` returns a float, a fixed-size array or a tuple of \
+                 floats (or `()` with output parameters): `{name}` returns a `Vec`, a matrix or a tuple \
+                 holding arrays. Copy the field into a local first (`let mut w = \
                  [0.0; N]; for i in 0..N {{ w[i] = p.w[i]; }}`) and pass that, or read the field in this \
                  function"
             ),
@@ -286,7 +287,7 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
     let returns_array = matches!(s.sig.ret_kind, Kind::Array);
     // A tuple of floats too (`fn pair(p: &Layer, x: f64) -> (f64, f64)`): `let (a, b) = pair(p, x);`.
     let returns_tuple = matches!(s.sig.ret_kind, Kind::Tuple(_));
-    if !structs_fit(s, Constant::Refused) {
+    if !structs_fit(s, Constant::Refused) && !constant_fields_passed_on(s) {
         return stand_ins(s);
     }
     if !(serves(s) || outputs_only || returns_array || returns_tuple) {
@@ -328,11 +329,32 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
     }
 }
 
+// Input:  #[differentiable(wrt(x))] fn pred(m: &Lin, x: &[f64]) -> f64 { dot(&m.w, x) * m.b }
+// Output: true (where the source shows `dot` beside it)
+/// Does a free function `s` keep each of its constant parameter structs only to pass a field of it on whole
+/// to functions that surely have `__g_pairs` (`fields_reach_pairs`), never the struct itself? Its hidden
+/// function `__f_whole` is made at first order then, the struct's view undifferentiated, as an `order = K`
+/// function's (`Constant::PassedOn`): an `order = K` caller keeping the struct constant passes it on whole
+/// there (`loss(m, x)` of `wrt(x)` calling `pred(m, x)`), where the stand-ins (`stand_ins`) were its one
+/// error. (Not a method's constant `self`: a caller keeping `self` constant calls its generic copy
+/// `self.__g_generic(x)`, which a method passing a field on whole has not.)
+fn constant_fields_passed_on(s: &StructFunction) -> bool {
+    let constant = |p: &crate::signature::Param| matches!(p.kind, Kind::Struct(_)) && !p.active;
+    !crate::expand::is_method(s.item)
+        && structs_fit(s, Constant::PassedOn)
+        && s.sig.params.iter().enumerate().all(|(i, p)| {
+            !constant(p)
+                || (s.flat.field_inputs().any(|f| f.parent == i && f.whole)
+                    && !passed_to_a_call(s.written, &p.ident.to_string()))
+        })
+        && fields_reach_pairs(s)
+}
+
 // Input:  fn u(m: &Market, g: f64) -> f64 { let a = solve3(&m.cov, &m.mu); .. }   (`solve3` returns an array)
 // Output: Some((`solve3` of the call, "solve3"))
-/// The first call of `s`'s body passing a field on whole to a `#[differentiable]` sibling returning an
-/// array, a `Vec` or a tuple, which has no `__g_pairs` (`promises_pairs`, `pairs::plain`), with the
-/// callee's name.
+/// The first call of `s`'s body passing a field on whole to a `#[differentiable]` sibling returning a
+/// `Vec`, a matrix or a tuple holding arrays, which has no `__g_pairs` (`promises_pairs`, `pairs::plain`;
+/// a fixed-size array or a tuple of floats has one), with the callee's name.
 fn whole_field_callee_without_pairs(s: &StructFunction) -> Option<(syn::Path, String)> {
     use syn::visit::Visit;
     let fields: Vec<String> = s
@@ -353,15 +375,18 @@ fn whole_field_callee_without_pairs(s: &StructFunction) -> Option<(syn::Path, St
         fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
             if self.found.is_none() {
                 if let Expr::Path(p) = &*call.func {
-                    if let (None, Some(name)) = (&p.qself, p.path.get_ident()) {
-                        let name = name.to_string();
+                    if let (None, Some(name)) = (&p.qself, sibling_name(&p.path)) {
                         let passes = call
                             .args
                             .iter()
                             .any(|arg| self.fields.iter().any(|f| names(arg, f)));
                         if passes
                             && crate::context::differentiable_sibling(self.caller, &name)
-                                .is_some_and(|item| returns_a_collection(&item))
+                                .is_some_and(|item| {
+                                    // (A fixed-size array or a tuple of floats: `__g_pairs`.)
+                                    let pairs = promises_pairs(&item) && !takes_a_named_type(&item);
+                                    returns_a_collection(&item) && !pairs
+                                })
                         {
                             self.found = Some((p.path.clone(), name));
                         }
@@ -378,6 +403,41 @@ fn whole_field_callee_without_pairs(s: &StructFunction) -> Option<(syn::Path, St
     };
     calls.visit_block(s.written);
     calls.found
+}
+
+// Input:  dot          Self::h          m::g        Self::h::<f64>
+// Output: Some("dot")  Some("Self::h")  None        None
+/// The name under which `context::differentiable_sibling` looks a callee up: a bare name (a function of
+/// the caller's module), or `Self::h` (an associated function of a method's own `impl`).
+fn sibling_name(path: &syn::Path) -> Option<String> {
+    if let Some(ident) = path.get_ident() {
+        return Some(ident.to_string());
+    }
+    match (
+        path.leading_colon,
+        path.segments.iter().collect::<Vec<_>>().as_slice(),
+    ) {
+        (None, [ty, name])
+            if ty.ident == "Self" && ty.arguments.is_none() && name.arguments.is_none() =>
+        {
+            Some(format!("Self::{}", name.ident))
+        }
+        _ => None,
+    }
+}
+
+/// Does `item` take a reference to a named type other than a `Vec` (`q: &Inner`), which may be a parameter
+/// struct: such a function returning an array has no real `__g_pairs` (`pairs::plain` takes no structs).
+fn takes_a_named_type(item: &syn::ItemFn) -> bool {
+    item.sig.inputs.iter().any(|input| match input {
+        syn::FnArg::Typed(t) => match &*t.ty {
+            syn::Type::Reference(r) => matches!(&*r.elem, syn::Type::Path(p)
+                if p.path.segments.last().is_some_and(|s| s.ident != "Vec")
+                    && !p.path.get_ident().is_some_and(|i| i == "f64" || i == "f32")),
+            _ => false,
+        },
+        syn::FnArg::Receiver(_) => false,
+    })
 }
 
 /// Does `item` return an array, a `Vec` or a non-empty tuple?
@@ -398,7 +458,9 @@ fn returns_a_collection(item: &syn::ItemFn) -> bool {
 //         `predict`, each promising `__g_pairs` (`promises_pairs`)
 /// Does every field of `s` passed on whole reach only calls whose callees surely have `__g_pairs`: is each
 /// use of it an argument (`w`, `&w`) of a call by a bare name (not one the body binds) of a function that
-/// the source shows with `#[differentiable]` among the items of `s`'s module, and that `promises_pairs`?
+/// the source shows with `#[differentiable]` among the items of `s`'s module (of a method: the module
+/// holding its `impl`), or by `Self::h` of an associated function of a method's own `impl`, and that
+/// `promises_pairs`?
 fn fields_reach_pairs(s: &StructFunction) -> bool {
     use syn::visit::Visit;
     let fields: Vec<String> = s
@@ -418,9 +480,7 @@ fn fields_reach_pairs(s: &StructFunction) -> bool {
             match expr {
                 Expr::Call(call) => {
                     let callee = match &*call.func {
-                        Expr::Path(p) if p.qself.is_none() => {
-                            p.path.get_ident().map(Ident::to_string)
-                        }
+                        Expr::Path(p) if p.qself.is_none() => sibling_name(&p.path),
                         _ => None,
                     };
                     self.visit_expr(&call.func);
@@ -662,8 +722,9 @@ pub(crate) fn pairs_stand_ins(
         }
         false => {
             "one is made for a function of slices, `Vec`s and arrays of floats taken by reference, matrices \
-             (`&[Vec<f64>]`) and other values, returning a float, or `()` with its results in output \
-             parameters: write it so, or read the field by its elements where it is passed on"
+             (`&[Vec<f64>]`) and other values, returning a float, a fixed-size array or a tuple of floats, \
+             or `()` with its results in output parameters: write it so, or read the field by its elements \
+             where it is passed on"
         }
     };
     named_stand_ins(item, sig, &float, &item.vis, &name, true, why)
@@ -671,7 +732,8 @@ pub(crate) fn pairs_stand_ins(
 
 /// Does the expansion of the free function `item` promise `__item_pairs` (real or `pairs_stand_ins`), which
 /// a caller in the same module that passes it a field on whole calls (`first_order`): a function without
-/// type parameters, receiver, `async` or `unsafe`, not itself hidden (`__`), returning `f64`, `f32` or `()`,
+/// type parameters, receiver, `async` or `unsafe`, not itself hidden (`__`), returning `f64`, `f32`, `()`,
+/// or a fixed-size array or a tuple of them (`returns_floats`),
 /// with a parameter a field could be passed to (`could_take_a_field`), written among a module's items. A caller reads the callee's item from the source and asks this of it.
 pub(crate) fn promises_pairs(item: &syn::ItemFn) -> bool {
     let sig = &item.sig;
@@ -680,6 +742,7 @@ pub(crate) fn promises_pairs(item: &syn::ItemFn) -> bool {
         syn::ReturnType::Type(_, ty) => {
             matches!(&**ty, syn::Type::Path(p) if p.qself.is_none()
                 && (p.path.is_ident("f64") || p.path.is_ident("f32")))
+                || returns_floats(&sig.output)
         }
     };
     sig.receiver().is_none()
@@ -701,6 +764,25 @@ pub(crate) fn promises_pairs(item: &syn::ItemFn) -> bool {
             syn::FnArg::Receiver(_) => false,
         })
         && returns
+}
+
+// Input:  -> [f64; 3]    -> (f64, f64)    -> [[f64; 2]; 2]    -> Vec<f64>    -> (f64, [f64; 2])
+// Output: true           true             false               false          false
+/// Does a function return a fixed-size array of floats or a tuple of floats (`f64` or `f32`), which its
+/// `__g_pairs` returns as it is (`pairs::plain`)?
+pub(crate) fn returns_floats(output: &syn::ReturnType) -> bool {
+    let float = |ty: &syn::Type| {
+        matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+            && (p.path.is_ident("f64") || p.path.is_ident("f32")))
+    };
+    match output {
+        syn::ReturnType::Type(_, ty) => match &**ty {
+            syn::Type::Array(a) => float(&a.elem),
+            syn::Type::Tuple(t) => !t.elems.is_empty() && t.elems.iter().all(float),
+            _ => false,
+        },
+        syn::ReturnType::Default => false,
+    }
 }
 
 /// Could a field passed on whole (`&p.w`, `&p.inner`) be an argument of a parameter of type `ty`: a shared
@@ -1460,7 +1542,11 @@ pub(crate) mod pairs {
             // generic copy, rustc's E0283 on `From<[__S; 36]>`, and so did `wrt(x)` beside data
             // `edges: &[(usize, usize)]`, on `From<Vec<__S>>`.)
             && match sig.outputs().next() {
-                None => matches!(sig.ret_kind, Kind::Float(_)),
+                // A float, or an array or tuple of them (`solve3(&m.cov, &m.mu) -> [f64; 3]`).
+                None => {
+                    matches!(sig.ret_kind, Kind::Float(_))
+                        || super::returns_floats(&item.sig.output)
+                }
                 Some(_) => {
                     sig.returns_unit()
                         && sig.params.iter().all(|p| match p.array {

@@ -1,46 +1,61 @@
-// A method without `order = K` that passes a field of `self` on whole to a call (`energy(&self.inner, x)`)
-// has no generic copy over its struct: the field may be a nested struct or a `Vec`, an array or a matrix
-// (`layer(&self.w, x)`), which the syntax does not tell apart. An `order = K` caller that passes it the
-// struct gets one error at the call. (A free function of its module doing the same, `tempered`, has its
-// hidden function at first order where the source shows each callee with `#[differentiable]` beside it:
-// `outer` compiles, tests/structs39.rs.)
+// A method without `order = K` that passes a field of `self` on whole to a call (`energy(&self.inner, x)`,
+// `sdot(&self.w, x)`) has its hidden function over `self`'s values, which an `order = K` caller
+// differentiating `self` reaches, only where the source shows the callee with `#[differentiable]` beside it
+// (a function of its module called by its bare name, or `Self::h` of its `impl`: tests/method_fields46.rs).
+// Two forms have no copy, each one error at the caller's call: a callee imported from another module
+// (`tempered_method`), and a caller keeping `self` constant (`outer_constant`: the method's copy with a
+// constant `self` cannot pass the field on).
 use autodiff::{differentiable, Differentiable};
 
-#[derive(Clone, Differentiable)]
-struct Inner {
-    a: f64,
+mod helpers {
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn sdot(a: &[f64], b: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..a.len() {
+            s += a[i] * b[i];
+        }
+        s
+    }
+}
+
+use helpers::sdot;
+
+#[differentiable]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..a.len() {
+        s += a[i] * b[i];
+    }
+    s
 }
 
 #[derive(Clone, Differentiable)]
 struct Model {
-    inner: Inner,
+    w: Vec<f64>,
     t: f64,
-}
-
-#[differentiable]
-fn energy(q: &Inner, x: f64) -> f64 {
-    q.a * x * x
-}
-
-#[differentiable]
-fn tempered(m: &Model, x: f64) -> f64 {
-    energy(&m.inner, x) / m.t
-}
-
-#[differentiable(order = 2)]
-fn outer(m: &Model, x: f64) -> f64 {
-    tempered(m, x) * x
 }
 
 impl Model {
     #[differentiable(wrt(self))]
-    fn tempered_method(&self, x: f64) -> f64 {
-        energy(&self.inner, x) / self.t
+    fn tempered_method(&self, x: &[f64]) -> f64 {
+        sdot(&self.w, x) / self.t
     }
 
     #[differentiable(wrt(self), order = 2)]
-    fn outer_method(&self, x: f64) -> f64 {
-        self.tempered_method(x) * x
+    fn outer_method(&self, x: &[f64]) -> f64 {
+        self.tempered_method(x) * x[0]
+    }
+
+    #[differentiable(wrt(self))]
+    fn local(&self, x: &[f64]) -> f64 {
+        dot(&self.w, x) / self.t
+    }
+
+    #[differentiable(wrt(x), order = 2)]
+    fn outer_constant(&self, x: &[f64]) -> f64 {
+        self.local(x) * x[0]
     }
 }
 

@@ -1,6 +1,8 @@
 // At `order = 2`, a field passed on whole (`&m.cov`) reaches the callee's hidden function of pairs, which
-// only a callee returning a float (or `()` with outputs) has: passing one to a function returning an array
-// is an error at the call saying what to write instead (it was rustc's unresolved `__solve_pairs`).
+// a callee returning a float, a fixed-size array or a tuple of floats (or `()` with outputs) has
+// (`solve3(&m.cov, &m.mu) -> [f64; 3]` works: tests/method_fields46.rs): passing one to a function
+// returning a `Vec` is an error at the call saying what to write instead (it was rustc's unresolved
+// `__solve_pairs`).
 use autodiff::{differentiable, Differentiable};
 
 #[derive(Clone, Debug, Differentiable)]
@@ -10,9 +12,9 @@ struct Market {
 }
 
 #[differentiable]
-fn solve(m: &[[f64; 2]; 2], b: &[f64; 2]) -> [f64; 2] {
+fn solve(m: &[[f64; 2]; 2], b: &[f64; 2]) -> Vec<f64> {
     let det = m[0][0] * m[1][1] - m[0][1] * m[1][0];
-    [
+    vec![
         (m[1][1] * b[0] - m[0][1] * b[1]) / det,
         (m[0][0] * b[1] - m[1][0] * b[0]) / det,
     ]
