@@ -1491,6 +1491,24 @@ pub(crate) mod pairs {
             let wanted = wanted.replace(' ', "");
             assert!(text.contains(&wanted), "{wanted}\nnot in\n{text}");
         }
+        // A tuple returned: `vjp` takes its cotangent, the generic copy's is of `__S`.
+        let text = delegated_of(
+            syn::parse_quote!(
+                fn polar(r: f64, t: &[f64; 1]) -> (f64, f64) {
+                    (r * t[0].cos(), r * t[0].sin())
+                }
+            ),
+            "",
+        )
+        .expect("delegated");
+        for wanted in [
+            "pubfnvjp(self,__pair_unit_0:(),__pair_value_0:f64,__pair_unit_1:(),__pair_value_1:&[f64;1],\
+             d_ret:(f64,f64))->((f64,f64),((),f64,(),[f64;1],))",
+            "->(__S,__S){<__polar_pairs_callee as::autodiff::__private::GenericCopy>::Copy::call(",
+        ] {
+            let wanted = wanted.replace(' ', "");
+            assert!(text.contains(&wanted), "{wanted}\nnot in\n{text}");
+        }
         // Both float types: the generic copy's types cannot be made by renaming one.
         let mixed = delegated_of(
             syn::parse_quote!(
@@ -1641,7 +1659,7 @@ pub(crate) mod pairs {
             && generic.is_empty()
             && matrices.is_empty()
             && sig.outputs().next().is_none()
-            && matches!(sig.ret_kind, Kind::Float(_));
+            && matches!(sig.ret_kind, Kind::Float(_) | Kind::Tuple(_) | Kind::Array);
         if let Some(items) = delegable
             .then(|| delegated(item, sig, &pairs, &callee))
             .flatten()
@@ -1679,7 +1697,7 @@ pub(crate) mod pairs {
     //         struct __dot_pairs {}     // vjp, jvp, vjp_into, vjp_out, jvp_out: `dot`'s, a `()` slot per unit
     //         struct ____dot_pairs_generic {}   // call, ..: those of `dot`'s generic copy, over `__S`
     /// `__g_pairs` of a free function of floats, slices and arrays without type parameters, matrices or
-    /// output parameters, returning a float, written out: the units carry no derivative, so its derivatives
+    /// output parameters, returning a float (or a tuple or a fixed array of them), written out: the units carry no derivative, so its derivatives
     /// are `g`'s, and its companion type and generic copy pass each call on to `g`'s, the units' slots `()`.
     /// (Made as a `#[differentiable]` wrapper of `g` instead, it was a second expansion of every such
     /// function: about a fifth of the macro's time.) `None` where the signature holds both `f64` and `f32`
@@ -1692,12 +1710,16 @@ pub(crate) mod pairs {
     ) -> Option<TokenStream> {
         use crate::companion::IntoSlot;
         use quote::ToTokens;
-        let float = match &sig.ret_ty {
-            syn::Type::Path(p) if p.path.is_ident("f32") => "f32",
-            syn::Type::Path(p) if p.path.is_ident("f64") => "f64",
+        // The float type of what it returns (a float, or a tuple or an array of them), and no other.
+        let returned = sig.ret_ty.to_token_stream();
+        let (float, other) = match (
+            crate::naming::names_any(returned.clone(), &["f64"]),
+            crate::naming::names_any(returned, &["f32"]),
+        ) {
+            (true, false) => ("f64", "f32"),
+            (false, true) => ("f32", "f64"),
             _ => return None,
         };
-        let other = if float == "f64" { "f32" } else { "f64" };
         let slots = crate::expand::companion_slots(sig);
         if slots.len() != item.sig.inputs.len()
             || slots
