@@ -1417,6 +1417,15 @@ pub(crate) fn differentiable_sibling(caller: &Ident, callee: &str) -> Option<syn
     // The methods named `name` of the inherent `impl` blocks among `items`, each with its block's items
     // (a method passing a field on whole, `dot(&self.w, x)`, calls a function of its module, or an
     // associated function of its own `impl`, `Self::h(&self.w, x)`).
+    // An associated function as the free function it would be (what callers ask of a callee).
+    fn as_item(f: &syn::ImplItemFn) -> syn::ItemFn {
+        syn::ItemFn {
+            attrs: f.attrs.clone(),
+            vis: f.vis.clone(),
+            sig: f.sig.clone(),
+            block: Box::new(f.block.clone()),
+        }
+    }
     fn methods<'a>(items: &'a [syn::Item], name: &str) -> Vec<(syn::ItemFn, &'a [syn::ImplItem])> {
         items
             .iter()
@@ -1426,15 +1435,7 @@ pub(crate) fn differentiable_sibling(caller: &Ident, callee: &str) -> Option<syn
             })
             .flat_map(|i| {
                 i.items.iter().filter_map(move |member| match member {
-                    syn::ImplItem::Fn(f) if f.sig.ident == name => Some((
-                        syn::ItemFn {
-                            attrs: f.attrs.clone(),
-                            vis: f.vis.clone(),
-                            sig: f.sig.clone(),
-                            block: Box::new(f.block.clone()),
-                        },
-                        &i.items[..],
-                    )),
+                    syn::ImplItem::Fn(f) if f.sig.ident == name => Some((as_item(f), &i.items[..])),
                     _ => None,
                 })
             })
@@ -1459,12 +1460,7 @@ pub(crate) fn differentiable_sibling(caller: &Ident, callee: &str) -> Option<syn
         let found: Vec<syn::ItemFn> = members
             .iter()
             .filter_map(|member| match member {
-                syn::ImplItem::Fn(f) if f.sig.ident == associated => Some(syn::ItemFn {
-                    attrs: f.attrs.clone(),
-                    vis: f.vis.clone(),
-                    sig: f.sig.clone(),
-                    block: Box::new(f.block.clone()),
-                }),
+                syn::ImplItem::Fn(f) if f.sig.ident == associated => Some(as_item(f)),
                 _ => None,
             })
             .collect();

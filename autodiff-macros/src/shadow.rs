@@ -1044,19 +1044,9 @@ fn why_no_copy_with(
             syn::FnArg::Receiver(_) => None,
         })
         .collect();
-    let tuple_slices = item
-        .sig
-        .inputs
-        .iter()
-        .filter_map(|input| match input {
-            syn::FnArg::Typed(t) => match &*t.pat {
-                syn::Pat::Ident(i) if crate::tuple_data::tuple_slice(&t.ty).is_some() => {
-                    Some(i.ident.to_string())
-                }
-                _ => None,
-            },
-            syn::FnArg::Receiver(_) => None,
-        })
+    let tuple_slices = crate::tuple_data::tuple_slices(&item.sig)
+        .into_iter()
+        .map(|(name, ..)| name.to_string())
         .collect();
     let mut check = Check {
         bindings: &bindings,

@@ -71,7 +71,7 @@ pub(crate) fn tuple_slice(ty: &Type) -> Option<(usize, bool)> {
 }
 
 /// The tuple-slice parameters of `sig`: name, arity, by reference.
-fn tuple_slices(sig: &syn::Signature) -> Vec<(syn::Ident, usize, bool)> {
+pub(crate) fn tuple_slices(sig: &syn::Signature) -> Vec<(syn::Ident, usize, bool)> {
     sig.inputs
         .iter()
         .filter_map(|input| match input {

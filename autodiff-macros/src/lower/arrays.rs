@@ -523,19 +523,18 @@ impl Lowering<'_> {
                     Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
                     _ => None,
                 };
-                let message = match named {
+                let integers = named.as_deref().and_then(|n| self.integer_matrix_param(n));
+                let message = match (integers, named) {
                     // A parameter that is a matrix of integers (`tris: &[[usize; 3]]`): say what to write.
-                    Some(name) if self.integer_matrix_param(&name).is_some() => {
-                        self.integer_matrix_param(&name).unwrap_or_default()
-                    }
+                    (Some(message), _) => message,
                     // A name, whose value the macro does not see to be an array: say how it sees one.
-                    Some(name) => format!(
+                    (None, Some(name)) => format!(
                         "`{name}` is not known here to hold a slice, `Vec` or array of floats: the macro sees \
                          arrays in parameters, in locals made as `[0.0; N]`, `[a, b]`, `vec![0.0; n]`, \
                          `x.to_vec()` or by a call (or chosen among those by an `if` or `match`), and matrices \
                          made as `vec![vec![0.0; m]; n]` or `[[0.0; M]; N]`"
                     ),
-                    None => "only slices, `Vec`s and arrays of floats named by a variable can be indexed: bind \
+                    (None, None) => "only slices, `Vec`s and arrays of floats named by a variable can be indexed: bind \
                              the value to a name first"
                         .to_string(),
                 };
@@ -571,7 +570,7 @@ impl Lowering<'_> {
         let integers = p
             .path
             .get_ident()
-            .is_some_and(|ident| self.integer_matrix_param(&ident.to_string()).is_some());
+            .is_some_and(|ident| self.integer_matrix(&ident.to_string()).is_some());
         (p.qself.is_none() && (!variable || integers)).then(|| Operand::Const {
             tokens: p.to_token_stream(),
             kind: crate::ir::Kind::Unknown,
@@ -616,11 +615,8 @@ impl Lowering<'_> {
             Expr::Path(p) => p
                 .path
                 .get_ident()
-                .filter(|ident| self.integer_matrix_param(&ident.to_string()).is_some())
-                .and_then(|ident| {
-                    let index = self.param_names.iter().position(|n| ident == n)?;
-                    Some(crate::signature::nesting_depth(&self.param_types[index]))
-                }),
+                .and_then(|ident| self.integer_matrix(&ident.to_string()))
+                .map(|(ty, _)| crate::signature::nesting_depth(ty)),
             _ => None,
         };
         match depth {
@@ -1172,6 +1168,21 @@ impl Lowering<'_> {
     /// does not iterate: the error saying what to write instead (session 46 met `for tri in tris`, told
     /// only that `tris` holds no floats).
     pub(super) fn integer_matrix_param(&self, name: &str) -> Option<String> {
+        let (ty, element) = self.integer_matrix(name)?;
+        let ty = quote::ToTokens::to_token_stream(ty)
+            .to_string()
+            .replace(" ", "");
+        Some(format!(
+            "`{name}` is a matrix of integers or flags (`{ty}`), which a differentiable body reads by index \
+             only (`{name}[i][j]`, `{name}[i].len()`, `let row = {name}[i];` then `row[j]`): loop over its \
+             indices (`for i in 0..{name}.len()`, `for j in 0..{name}[i].len()`), or pass it as a slice of \
+             tuples (`{name}: &[({element}, {element}, {element})]`, read by `for &(a, b, c) in {name}`)"
+        ))
+    }
+
+    /// The type of the parameter `name` and the name of its element type, where it holds a matrix (or
+    /// deeper) of integers or flags.
+    fn integer_matrix(&self, name: &str) -> Option<(&syn::Type, String)> {
         let index = self.param_names.iter().position(|n| n == name)?;
         let ty = &self.param_types[index];
         if crate::signature::nesting_depth(ty) < 2 {
@@ -1197,14 +1208,6 @@ impl Lowering<'_> {
         if element != "bool" && !crate::shadow::INTEGERS.contains(&element.as_str()) {
             return None;
         }
-        let ty = quote::ToTokens::to_token_stream(ty)
-            .to_string()
-            .replace(" ", "");
-        Some(format!(
-            "`{name}` is a matrix of integers or flags (`{ty}`), which a differentiable body reads by index \
-             only (`{name}[i][j]`, `{name}[i].len()`, `let row = {name}[i];` then `row[j]`): loop over its \
-             indices (`for i in 0..{name}.len()`, `for j in 0..{name}[i].len()`), or pass it as a slice of \
-             tuples (`{name}: &[({element}, {element}, {element})]`, read by `for &(a, b, c) in {name}`)"
-        ))
+        Some((ty, element))
     }
 }

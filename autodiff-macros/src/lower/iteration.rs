@@ -639,8 +639,6 @@ fn strip_ref(pat: &Pat) -> &Pat {
     }
 }
 
-/// The error for iterating an array constant (`for &c in COEFFS.iter()`, `for c in &COEFFS`, a `const` of
-/// the body or from outside it), which the macro reads only by index; `None` for anything else.
 impl Lowering<'_> {
     /// `for tri in tris`, `tris.iter()`, `&nbrs[i]` of a parameter that is a matrix of integers: the
     /// error saying how to pass it instead (`Lowering::integer_matrix_param`).
@@ -662,6 +660,8 @@ impl Lowering<'_> {
     }
 }
 
+/// The error for iterating an array constant (`for &c in COEFFS.iter()`, `for c in &COEFFS`, a `const` of
+/// the body or from outside it), which the macro reads only by index; `None` for anything else.
 fn constant_iterated(expr: &Expr) -> Option<String> {
     let expr = match strip_parens(expr) {
         Expr::Reference(r) => strip_parens(&r.expr),
