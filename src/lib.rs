@@ -39,7 +39,8 @@ pub use autodiff_core::optim;
 #[cfg(feature = "argmin")]
 pub mod argmin;
 pub use autodiff_core::{
-    check_gradient, check_gradient_of, stop_gradient, Differentiable, Dual, Float, GradientCheck,
+    check_gradient, check_gradient_of, stop_gradient, Differentiable, Dual, Float, FloatCotangent,
+    FloatTangentBuffer, GradientCheck,
 };
 pub use autodiff_macros::{custom_gradient, differentiable, gradient_of, Differentiable};
 

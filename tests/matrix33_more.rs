@@ -324,7 +324,8 @@ fn output_cells_alone() {
         Some(&|x| o_arr_jacobian(&arr(x), &mut [GARBAGE; 3])),
     );
     let _: fn(&[f64], &mut f64, f64) -> Vec<f64> = o_float_vjp;
-    let _: fn(&[f64], &mut f64, Vec<f64>, &mut f64) = o_float_jvp;
+    // (The tangent buffer of a float output is `impl FloatTangentBuffer<f64>`: a fn pointer through a closure.)
+    let _: fn(&[f64], &mut f64, Vec<f64>, &mut f64) = |x, o, t, d| o_float_jvp(x, o, t, d);
     let _: fn(&[f64], &mut f64) -> Vec<Vec<f64>> = o_float_jacobian;
     vector(
         "o_float",
@@ -381,7 +382,7 @@ fn output_cells_beside_a_float_result() {
     let _: fn(&[f64], &mut f64, &mut [f64]) -> (f64, Vec<f64>) = o_ret_grad;
     let _: fn(&[f64], &mut f64, &mut [f64], f64, f64, &[f64]) -> (f64, Vec<f64>) = o_ret_vjp;
     let _: fn(&[f64], &mut f64, &mut [f64], Vec<f64>, &mut f64, &mut [f64]) -> (f64, f64) =
-        o_ret_jvp;
+        |x, o, c, t, d, dc| o_ret_jvp(x, o, c, t, d, dc);
     let _: fn(&[f64], &mut f64, &mut [f64], &mut [f64]) -> f64 = o_ret_grad_into;
     let _: fn(&[f64], &mut f64, &mut [f64], Vec<f64>) -> (f64, Vec<f64>, Vec<f64>) = o_ret_hvp;
     let _: fn(&[f64], &mut f64, &mut [f64]) -> (f64, Vec<f64>, Vec<Vec<f64>>) = o_ret_hessian;

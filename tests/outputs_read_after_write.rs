@@ -199,7 +199,10 @@ fn outputs_read_only_after_written_have_the_api_signatures() {
     let _: fn(f64, &mut [f64; 2]) -> [f64; 3] = pair_derivatives;
     let _: fn(&[f64], &mut f64) -> (f64, Vec<f64>) = energy_grad;
     let _: fn(&[f64], &mut f64, f64, f64) -> (f64, Vec<f64>) = energy_vjp;
-    let _: fn(&[f64], &mut f64, Vec<f64>, &mut f64) -> (f64, f64) = energy_jvp;
+    // A float output's tangent buffer is `impl FloatTangentBuffer<f64>` (`&mut f64` or a slice of one),
+    // so `energy_jvp` is generic over it: a fn pointer is of one instance, through a closure.
+    let _: fn(&[f64], &mut f64, Vec<f64>, &mut f64) -> (f64, f64) =
+        |x, e, t, d| energy_jvp(x, e, t, d);
     let _: fn(usize, &[f64], &[f64], &mut [f64], &[f64]) -> (Vec<f64>, Vec<f64>) = forward_sub_vjp;
     let _: fn(&Decay, &[f64], &mut [f64], &[f64]) -> Vec<f64> = Decay::smooth_vjp;
     let _: fn(&Decay, &[f64], &mut [f64]) -> (f64, Vec<f64>) = Decay::energy_grad;

@@ -16,6 +16,7 @@ mod memory;
 mod multi_dual;
 pub mod optim;
 pub mod rules;
+mod seeds;
 mod sort;
 mod taylor;
 mod values;
@@ -24,6 +25,7 @@ pub use check::{check_gradient, check_gradient_of, GradientCheck};
 pub use differentiable::Differentiable;
 pub use dual::Dual;
 pub use num_traits::Float;
+pub use seeds::{FloatCotangent, FloatTangentBuffer};
 
 /// The identity function, with a derivative of zero.
 ///

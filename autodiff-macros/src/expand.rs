@@ -2229,7 +2229,8 @@ impl<'a> Generated<'a> {
         let passed: Vec<TokenStream> = self.sig.outputs().map(output_cotangent_slice).collect();
         let d_ret_value = if unit { quote!(()) } else { quote!(#d_ret) };
         let body = self.sweep_into_fresh_buffers(d_ret_value, &passed);
-        quote!(#signature { #body })
+        let seeds = self.sig.output_seed_bindings(false);
+        quote!(#signature { #seeds #body })
     }
 
     /// The reverse sweep for the output cotangent `d_ret`.
@@ -2278,7 +2279,8 @@ impl<'a> Generated<'a> {
             true => quote!({ let (_, gradient) = { #body }; gradient }),
             false => body,
         };
-        quote!(#signature { #unit #(#outputs)* #body })
+        let seeds = self.sig.output_seed_bindings(false);
+        quote!(#signature { #seeds #unit #(#outputs)* #body })
     }
 
     /// What `f_vjp` takes after the function's parameters (`d_ret` unless it returns `()`, then one
@@ -2290,7 +2292,7 @@ impl<'a> Generated<'a> {
         let cotangents = self.sig.outputs().map(|p| {
             let (d, ty) = (
                 naming::output_cotangent(&p.ident),
-                Signature::output_buffer_type(p, false),
+                Signature::output_seed_type(p, false),
             );
             quote!(#d: #ty,)
         });
@@ -2516,8 +2518,10 @@ impl<'a> Generated<'a> {
         let signature = self.signature(&self.name("vjp"), Some(extra), returns);
         let value = naming::fixed("__value");
         let gradient = tuple_or_single(buffers.iter().map(ToTokens::to_token_stream).collect());
+        let seeds = self.sig.output_seed_bindings(false);
         Some(quote! {
             #signature {
+                #seeds
                 #(#zeros)*
                 let #value = {
                     #(let #buffers = &mut #buffers;)*
@@ -3079,7 +3083,7 @@ impl<'a> Generated<'a> {
         let buffers = self.sig.outputs().map(|p| {
             let (d, ty) = (
                 naming::output_tangent(&p.ident),
-                Signature::output_buffer_type(p, true),
+                Signature::output_seed_type(p, true),
             );
             quote!(, #d: #ty)
         });
@@ -3098,7 +3102,8 @@ impl<'a> Generated<'a> {
             (None, None) => forward::jvp_body(&mut self.emitter(), self.sig, &tangent),
             (Some(_), _) => jvp_body(self.f, self.sig, self.flat, self.activity, &tangent),
         };
-        let item = quote!(#signature { #body });
+        let seeds = self.sig.output_seed_bindings(true);
+        let item = quote!(#signature { #seeds #body });
         let doc = self.doc(|| {
             format!(
                 " Forward mode of `{name}`: its value and the Jacobian-vector product for the input \
@@ -3385,8 +3390,8 @@ pub(crate) fn stubs(
             let mut jvp_extra = vec![(fixed("tangent"), gradient.clone())];
             for p in sig.outputs() {
                 let d = naming::output_cotangent(&p.ident);
-                vjp_extra.push((d.clone(), Signature::output_buffer_type(p, false)));
-                jvp_extra.push((d, Signature::output_buffer_type(p, true)));
+                vjp_extra.push((d.clone(), Signature::output_seed_type(p, false)));
+                jvp_extra.push((d, Signature::output_seed_type(p, true)));
             }
             let (vjp_ret, jvp_ret) = if unit {
                 (gradient.clone(), quote!(()))

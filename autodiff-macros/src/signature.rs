@@ -127,6 +127,40 @@ impl Signature {
         }
     }
 
+    // Input:  `e: &mut f64`, `out: &mut [f64; 3]`
+    // Output: `impl ::autodiff::FloatCotangent<f64>`, `&[f64; 3]` (`mutable`: `impl
+    //         ::autodiff::FloatTangentBuffer<f64>`, `&mut [f64; 3]`)
+    /// The type of an output parameter's cotangent in the `f_vjp` a user calls, or of its tangent buffer
+    /// in `f_jvp` (`mutable`). For a float output, API.md's `d_out: &[T]` and the float itself alike
+    /// (`FloatCotangent`, `FloatTangentBuffer`: `1.0` or `&[1.0]`, `&mut de` or `&mut [0.0]`), which the
+    /// body reads through [`Signature::output_seed_bindings`]; an array output's as the hidden items
+    /// take it ([`Signature::output_buffer_type`]: `&[T]`, or `&[T; N]` for a fixed-size array, where an
+    /// array literal or an array passes, and the length is checked by rustc).
+    pub(crate) fn output_seed_type(p: &Param, mutable: bool) -> TokenStream {
+        let elem = Self::element_type(p);
+        match (p.scalar, mutable) {
+            (true, false) => quote!(impl ::autodiff::FloatCotangent<#elem>),
+            (true, true) => quote!(impl ::autodiff::FloatTangentBuffer<#elem>),
+            (false, _) => Self::output_buffer_type(p, mutable),
+        }
+    }
+
+    /// At the top of the `f_vjp` (or, `mutable`, `f_jvp`) a user calls: each float output's cotangent
+    /// (tangent buffer) taken out of what [`Signature::output_seed_type`] accepts, under its own name,
+    /// as the float (`&mut T`) the rest of the body reads.
+    pub(crate) fn output_seed_bindings(&self, mutable: bool) -> TokenStream {
+        let bindings = self.outputs().filter(|p| p.scalar).map(|p| {
+            let (elem, label) = (Self::element_type(p), p.ident.to_string());
+            let d = crate::naming::output_cotangent(&p.ident);
+            if mutable {
+                quote!(let #d = ::autodiff::FloatTangentBuffer::<#elem>::float_tangent_buffer(#d, #label);)
+            } else {
+                quote!(let #d = ::autodiff::FloatCotangent::<#elem>::float_cotangent(#d, #label);)
+            }
+        });
+        quote!(#(#bindings)*)
+    }
+
     /// The type of an output parameter's cotangent in `f_vjp` (`&[T]` or `&[T; N]`, `T` of a float
     /// output), or of its tangent buffer in `f_jvp` (`&mut [T]` or `&mut [T; N]`, `&mut T`).
     pub(crate) fn output_buffer_type(p: &Param, mutable: bool) -> TokenStream {

@@ -1027,10 +1027,8 @@ impl<'a> Wrappers<'a> {
             .collect();
         let cotangent_types = outputs
             .iter()
-            .map(|p| Signature::output_buffer_type(p, false));
-        let tangent_types = outputs
-            .iter()
-            .map(|p| Signature::output_buffer_type(p, true));
+            .map(|p| Signature::output_seed_type(p, false));
+        let tangent_types = outputs.iter().map(|p| Signature::output_seed_type(p, true));
         let unit = sig.returns_unit();
         let mut items = Vec::new();
         let vjp = self.callee("vjp");

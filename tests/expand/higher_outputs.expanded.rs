@@ -97,8 +97,9 @@ fn residual_vjp<T: Float>(
     e: &mut T,
     d_ret: T,
     d_r: &[T],
-    d_e: T,
+    d_e: impl ::autodiff::FloatCotangent<T>,
 ) -> (T, (::std::vec::Vec<T>, T)) {
+    let d_e = ::autodiff::FloatCotangent::<T>::float_cotangent(d_e, "e");
     let mut __grad_x = ::autodiff::__private::zeros_like(&x[..]);
     let mut __grad_e = ::autodiff::__private::zero_like(&*e);
     let value = __residual_vjp_into(
@@ -120,8 +121,9 @@ fn residual_jvp<T: Float>(
     e: &mut T,
     tangent: (::std::vec::Vec<T>, T),
     d_r: &mut [T],
-    d_e: &mut T,
+    d_e: impl ::autodiff::FloatTangentBuffer<T>,
 ) -> (T, T) {
+    let d_e = ::autodiff::FloatTangentBuffer::<T>::float_tangent_buffer(d_e, "e");
     let e = ::core::slice::from_mut(e);
     let (__dot_x, __dot_e) = tangent;
     let mut __dot_x = ::autodiff::__private::tangent("x", __dot_x, &x);
