@@ -129,10 +129,75 @@ impl Blocks {
         if self.types.get().is_some() && self.functions.get().is_some() {
             return;
         }
-        let file = syn::parse_file(&self.text).ok();
+        let file = syn::parse_file(&without_plain_bodies(
+            &self.text,
+            &self.blocks,
+            &self.headers,
+        ))
+        .ok();
         let _ = self.types.set(declared_types(file.as_ref()));
         let _ = self.functions.set(module_functions(file.as_ref()));
     }
+}
+
+// Input:  `struct P { a: f64 }\nfn f(p: &P) -> f64 { p.a * 2.0 }\nfn g() { struct Q; }`
+// Output: `struct P { a: f64 }\nfn f(p: &P) -> f64 {}\nfn g() { struct Q; }`
+/// `text` with the bodies of its functions emptied where they declare no item (no word `fn`, `struct`,
+/// `enum`, `union`, `type`, `use`, `impl` or `mod` inside, strings and comments included, so a doubt keeps
+/// the body): what [`declared_types`] and [`module_functions`] read (declarations and signatures, also
+/// of items inside bodies) without parsing every statement of the file, which was most of what a parse
+/// cost (each token a round trip to the compiler inside a procedural macro). The result is only parsed,
+/// never shown: rustc checks the file itself.
+fn without_plain_bodies(
+    text: &str,
+    blocks: &[(usize, usize, bool)],
+    headers: &HashMap<usize, usize>,
+) -> String {
+    const ITEMS: &[&str] = &[
+        "fn", "struct", "enum", "union", "type", "use", "impl", "mod",
+    ];
+    let words = |part: &str| {
+        part.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .map(str::to_owned)
+            .collect::<Vec<String>>()
+    };
+    // A function's block: its header (from its first word to the `{`) has the word `fn` before any
+    // parenthesis (`pub(crate) fn`, `const fn`, `unsafe extern "C" fn`), and its end is known.
+    let is_function = |open: usize| {
+        let start = headers.get(&open).copied().unwrap_or(open);
+        let header = &text[start.min(open)..open];
+        // (`pub(crate)`, `pub(in path)` left out first.)
+        let header = header
+            .strip_prefix("pub(")
+            .and_then(|rest| rest.find(')').map(|n| &rest[n + 1..]))
+            .unwrap_or(header);
+        let before_params = header.split('(').next().unwrap_or(header);
+        words(before_params).iter().any(|w| w == "fn")
+    };
+    let mut emptied: Vec<(usize, usize)> = blocks
+        .iter()
+        .filter(|&&(open, close, _)| close < text.len() && open < close && is_function(open))
+        .filter(|&&(open, close, _)| {
+            !words(&text[open + 1..close])
+                .iter()
+                .any(|w| ITEMS.contains(&w.as_str()))
+        })
+        .map(|&(open, close, _)| (open + 1, close))
+        .collect();
+    emptied.sort_unstable();
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (from, to) in emptied {
+        // A body inside one emptied already (a closure's block in a function's) is gone with it.
+        if from < at {
+            continue;
+        }
+        out.push_str(&text[at..from]);
+        at = to;
+    }
+    out.push_str(&text[at..]);
+    out
 }
 
 /// What a file shows of the items declaring one type name.
@@ -1494,6 +1559,39 @@ mod tests {
     fn data_here(source: &str, name: &str) -> Option<Data> {
         let (blocks, offset) = here(source);
         data_at(&blocks, offset, name)
+    }
+
+    #[test]
+    fn function_bodies_declaring_no_item_are_emptied_before_the_declarations_are_parsed() {
+        let text = "struct P { a: f64 }\n#[differentiable(order = 2)]\npub(crate) fn f<F: Fn(f64) -> f64>(p: &P, g: F) -> f64 where F: Copy { let c = |x: f64| { x * 2.0 }; g(p.a) + c(1.0) }\n\
+                    impl P { pub const fn get(&self) -> f64 { self.a } }\n\
+                    mod m { unsafe extern \"C\" fn h() { if true { } } }\n\
+                    fn g() { struct Q { b: f64 } let q = Q { b: 1.0 }; }\n\
+                    fn k() { // uses a `use` in a comment: kept\n }\n\
+                    trait T { fn d(&self) -> f64 { 1.0 } }\nconst C: P = P { a: 1.0 };";
+        let blocks = Blocks::new(text.to_owned());
+        let emptied = without_plain_bodies(text, &blocks.blocks, &blocks.headers);
+        assert_eq!(
+            emptied,
+            "struct P { a: f64 }\n#[differentiable(order = 2)]\npub(crate) fn f<F: Fn(f64) -> f64>(p: &P, g: F) -> f64 where F: Copy {}\n\
+             impl P { pub const fn get(&self) -> f64 {} }\n\
+             mod m { unsafe extern \"C\" fn h() {} }\n\
+             fn g() { struct Q { b: f64 } let q = Q { b: 1.0 }; }\n\
+             fn k() { // uses a `use` in a comment: kept\n }\n\
+             trait T { fn d(&self) -> f64 {} }\nconst C: P = P { a: 1.0 };"
+        );
+        // What is read from it is what the whole text gives.
+        let whole = syn::parse_file(text).ok();
+        let parsed = syn::parse_file(&emptied).ok();
+        assert!(parsed.is_some());
+        assert_eq!(
+            declared_types(parsed.as_ref()),
+            declared_types(whole.as_ref())
+        );
+        assert_eq!(
+            module_functions(parsed.as_ref()),
+            module_functions(whole.as_ref())
+        );
     }
 
     #[test]
