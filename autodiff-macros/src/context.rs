@@ -70,6 +70,8 @@ struct Blocks {
     functions: std::cell::OnceCell<FunctionsOfModules>,
     /// The byte offset where each line begins, the first line's 0 first ([`offset_of`]).
     line_starts: Vec<usize>,
+    /// The functions of the file's item lists ([`differentiable_sibling`]), read where first asked.
+    siblings: std::cell::OnceCell<Siblings>,
 }
 
 /// [`module_functions`]' answer.
@@ -106,7 +108,21 @@ impl Blocks {
             types: std::cell::OnceCell::new(),
             functions: std::cell::OnceCell::new(),
             line_starts,
+            siblings: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The functions of the file's item lists, read where first asked from the text with every
+    /// function's body emptied ([`without_bodies`]).
+    fn siblings(&self) -> &Siblings {
+        self.siblings.get_or_init(|| {
+            Siblings::read(&without_bodies(
+                &self.text,
+                &self.blocks,
+                &self.headers,
+                false,
+            ))
+        })
     }
 
     /// The types the file declares ([`declared_types`]), read where first asked.
@@ -153,6 +169,18 @@ fn without_plain_bodies(
     blocks: &[(usize, usize, bool)],
     headers: &HashMap<usize, usize>,
 ) -> String {
+    without_bodies(text, blocks, headers, true)
+}
+
+/// `text` with the bodies of its functions emptied: those declaring no item ([`without_plain_bodies`]),
+/// or, not `keep_items`, all of them (what [`differentiable_sibling`] reads: the items of modules and
+/// `impl` blocks, their signatures and attributes).
+fn without_bodies(
+    text: &str,
+    blocks: &[(usize, usize, bool)],
+    headers: &HashMap<usize, usize>,
+    keep_items: bool,
+) -> String {
     const ITEMS: &[&str] = &[
         "fn", "struct", "enum", "union", "type", "use", "impl", "mod",
     ];
@@ -179,9 +207,10 @@ fn without_plain_bodies(
         .iter()
         .filter(|&&(open, close, _)| close < text.len() && open < close && is_function(open))
         .filter(|&&(open, close, _)| {
-            !words(&text[open + 1..close])
-                .iter()
-                .any(|w| ITEMS.contains(&w.as_str()))
+            !keep_items
+                || !words(&text[open + 1..close])
+                    .iter()
+                    .any(|w| ITEMS.contains(&w.as_str()))
         })
         .map(|&(open, close, _)| (open + 1, close))
         .collect();
@@ -1447,101 +1476,144 @@ fn skip_quote(text: &str, i: usize) -> usize {
 /// method, its inherent `impl` block), both with an attribute named `differentiable`; `Self::h` for
 /// `callee`, the associated function `h` of the caller's own `impl`: what `struct_whole::first_order` asks whether a callee it passes a
 /// field on whole has `__callee_pairs` of. `None` where the source is not at hand, does not show the
-/// attribute on `fn caller`, or shows either function other than once there.
+/// attribute on `fn caller`, or shows either function other than once there. The function comes with
+/// its attributes and signature, its body left out (`{}`): the file is read with every function's body
+/// emptied ([`Blocks::signatures`]), most of a parse's cost.
 pub(crate) fn differentiable_sibling(caller: &Ident, callee: &str) -> Option<syn::ItemFn> {
-    let text = attribute_site(&caller.to_string(), |blocks, _| blocks.text.clone())?;
-    let file = syn::parse_file(&text).ok()?;
-    fn differentiable(item: &syn::ItemFn) -> bool {
-        item.attrs.iter().any(|a| {
-            a.path()
-                .segments
-                .last()
-                .is_some_and(|s| s.ident == "differentiable")
-        })
-    }
-    fn named<'a>(items: &'a [syn::Item], name: &str) -> Vec<&'a syn::ItemFn> {
-        items
-            .iter()
-            .filter_map(|item| match item {
-                syn::Item::Fn(f) if f.sig.ident == name => Some(f),
-                _ => None,
+    let caller = caller.to_string();
+    let found = attribute_site(&caller, |blocks, _| {
+        blocks.siblings().find(&caller, callee).map(str::to_owned)
+    })??;
+    syn::parse_str(&found).ok()
+}
+
+/// What [`differentiable_sibling`] looks functions up in, read once per file (a parsed file cannot be
+/// kept, its text can): the item lists of the file and of its inline modules.
+#[derive(Default, Debug)]
+struct Siblings {
+    lists: Vec<ItemList>,
+}
+
+/// The functions of one item list: free functions, and the functions of each inherent `impl` block.
+#[derive(Default, Debug)]
+struct ItemList {
+    functions: Vec<Sibling>,
+    impls: Vec<Vec<Sibling>>,
+}
+
+/// One function as the file shows it: its name, whether an attribute named `differentiable` is among
+/// its attributes, and its text as a free function (`as_item`), its body left out.
+#[derive(Debug)]
+struct Sibling {
+    name: String,
+    differentiable: bool,
+    text: String,
+}
+
+impl Siblings {
+    /// The item lists of the file `text` (with every function's body emptied: [`without_bodies`]).
+    fn read(text: &str) -> Self {
+        fn differentiable(attrs: &[syn::Attribute]) -> bool {
+            attrs.iter().any(|a| {
+                a.path()
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "differentiable")
             })
-            .collect()
-    }
-    // The item lists of the file and of its inline modules.
-    fn lists<'a>(items: &'a [syn::Item], out: &mut Vec<&'a [syn::Item]>) {
-        out.push(items);
-        for item in items {
-            if let syn::Item::Mod(m) = item {
-                if let Some((_, inner)) = &m.content {
-                    lists(inner, out);
+        }
+        fn sibling(item: syn::ItemFn) -> Sibling {
+            Sibling {
+                name: crate::naming::unraw(&item.sig.ident),
+                differentiable: differentiable(&item.attrs),
+                text: quote::ToTokens::to_token_stream(&item).to_string(),
+            }
+        }
+        // An associated function as the free function it would be (what callers ask of a callee).
+        fn as_item(f: &syn::ImplItemFn) -> syn::ItemFn {
+            syn::ItemFn {
+                attrs: f.attrs.clone(),
+                vis: f.vis.clone(),
+                sig: f.sig.clone(),
+                block: Box::new(f.block.clone()),
+            }
+        }
+        fn lists(items: &[syn::Item], out: &mut Vec<ItemList>) {
+            let mut list = ItemList::default();
+            for item in items {
+                match item {
+                    syn::Item::Fn(f) => list.functions.push(sibling(f.clone())),
+                    // The methods of an inherent `impl` (a method passing a field on whole, `dot(&self.w,
+                    // x)`, calls a function of its module, or an associated function of its own `impl`,
+                    // `Self::h(&self.w, x)`).
+                    syn::Item::Impl(i) if i.trait_.is_none() => list.impls.push(
+                        i.items
+                            .iter()
+                            .filter_map(|member| match member {
+                                syn::ImplItem::Fn(f) => Some(sibling(as_item(f))),
+                                _ => None,
+                            })
+                            .collect(),
+                    ),
+                    _ => {}
+                }
+            }
+            out.push(list);
+            for item in items {
+                if let syn::Item::Mod(m) = item {
+                    if let Some((_, inner)) = &m.content {
+                        lists(inner, out);
+                    }
                 }
             }
         }
-    }
-    // The methods named `name` of the inherent `impl` blocks among `items`, each with its block's items
-    // (a method passing a field on whole, `dot(&self.w, x)`, calls a function of its module, or an
-    // associated function of its own `impl`, `Self::h(&self.w, x)`).
-    // An associated function as the free function it would be (what callers ask of a callee).
-    fn as_item(f: &syn::ImplItemFn) -> syn::ItemFn {
-        syn::ItemFn {
-            attrs: f.attrs.clone(),
-            vis: f.vis.clone(),
-            sig: f.sig.clone(),
-            block: Box::new(f.block.clone()),
+        let mut siblings = Siblings::default();
+        if let Ok(file) = syn::parse_file(text) {
+            lists(&file.items, &mut siblings.lists);
         }
+        siblings
     }
-    fn methods<'a>(items: &'a [syn::Item], name: &str) -> Vec<(syn::ItemFn, &'a [syn::ImplItem])> {
-        items
+
+    /// [`differentiable_sibling`]'s answer, as the function's text.
+    fn find(&self, caller: &str, callee: &str) -> Option<&str> {
+        fn named<'a>(functions: &'a [Sibling], name: &str) -> Vec<&'a Sibling> {
+            functions.iter().filter(|f| f.name == name).collect()
+        }
+        let holding: Vec<&ItemList> = self
+            .lists
             .iter()
-            .filter_map(|item| match item {
-                syn::Item::Impl(i) if i.trait_.is_none() => Some(i),
-                _ => None,
-            })
-            .flat_map(|i| {
-                i.items.iter().filter_map(move |member| match member {
-                    syn::ImplItem::Fn(f) if f.sig.ident == name => Some((as_item(f), &i.items[..])),
-                    _ => None,
-                })
-            })
-            .collect()
-    }
-    let mut all = Vec::new();
-    lists(&file.items, &mut all);
-    let caller = caller.to_string();
-    let holding: Vec<&[syn::Item]> = all
-        .into_iter()
-        .filter(|items| !named(items, &caller).is_empty() || !methods(items, &caller).is_empty())
-        .collect();
-    let [items] = holding.as_slice() else {
-        return None;
-    };
-    let (callers, in_impls) = (named(items, &caller), methods(items, &caller));
-    // `Self::h`: an associated function of the caller's own `impl`.
-    if let Some(associated) = callee.strip_prefix("Self::") {
-        let ([], [(own, members)]) = (callers.as_slice(), in_impls.as_slice()) else {
-            return None;
-        };
-        let found: Vec<syn::ItemFn> = members
-            .iter()
-            .filter_map(|member| match member {
-                syn::ImplItem::Fn(f) if f.sig.ident == associated => Some(as_item(f)),
-                _ => None,
+            .filter(|list| {
+                !named(&list.functions, caller).is_empty()
+                    || list.impls.iter().any(|i| !named(i, caller).is_empty())
             })
             .collect();
-        return match found.as_slice() {
-            [found] if differentiable(own) && differentiable(found) => Some(found.clone()),
-            _ => None,
+        let [list] = holding.as_slice() else {
+            return None;
         };
-    }
-    let own = match (callers.as_slice(), in_impls.as_slice()) {
-        ([own], []) => (*own).clone(),
-        ([], [(own, _)]) => own.clone(),
-        _ => return None,
-    };
-    match named(items, callee).as_slice() {
-        [found] if differentiable(&own) && differentiable(found) => Some((*found).clone()),
-        _ => None,
+        let callers = named(&list.functions, caller);
+        let in_impls: Vec<(&Sibling, &[Sibling])> = list
+            .impls
+            .iter()
+            .flat_map(|i| named(i, caller).into_iter().map(move |f| (f, &i[..])))
+            .collect();
+        // `Self::h`: an associated function of the caller's own `impl`.
+        if let Some(associated) = callee.strip_prefix("Self::") {
+            let ([], [(own, members)]) = (callers.as_slice(), in_impls.as_slice()) else {
+                return None;
+            };
+            return match named(members, associated).as_slice() {
+                [found] if own.differentiable && found.differentiable => Some(&found.text),
+                _ => None,
+            };
+        }
+        let own = match (callers.as_slice(), in_impls.as_slice()) {
+            ([own], []) => *own,
+            ([], [(own, _)]) => *own,
+            _ => return None,
+        };
+        match named(&list.functions, callee).as_slice() {
+            [found] if own.differentiable && found.differentiable => Some(&found.text),
+            _ => None,
+        }
     }
 }
 
@@ -1592,6 +1664,54 @@ mod tests {
             module_functions(parsed.as_ref()),
             module_functions(whole.as_ref())
         );
+        // Every body emptied, for the signatures alone.
+        assert_eq!(
+            without_bodies(text, &blocks.blocks, &blocks.headers, false),
+            "struct P { a: f64 }\n#[differentiable(order = 2)]\npub(crate) fn f<F: Fn(f64) -> f64>(p: &P, g: F) -> f64 where F: Copy {}\n\
+             impl P { pub const fn get(&self) -> f64 {} }\n\
+             mod m { unsafe extern \"C\" fn h() {} }\n\
+             fn g() {}\n\
+             fn k() {}\n\
+             trait T { fn d(&self) -> f64 {} }\nconst C: P = P { a: 1.0 };"
+        );
+    }
+
+    #[test]
+    fn siblings_are_found_in_the_callers_item_list() {
+        let text = "#[differentiable] fn dot(a: &[f64], b: &[f64]) -> f64 { a[0] * b[0] }\n\
+                    #[differentiable] fn pred(m: &M, x: &[f64]) -> f64 { dot(&m.w, x) }\n\
+                    fn plain(a: &[f64]) -> f64 { a[0] }\n\
+                    #[differentiable] fn uses_plain(m: &M) -> f64 { plain(&m.w) }\n\
+                    impl M {\n\
+                        #[differentiable(wrt(self))] fn p(&self, x: &[f64]) -> f64 { Self::h(&self.w, x) + dot(&self.w, x) }\n\
+                        #[differentiable] fn h(a: &[f64], x: &[f64]) -> f64 { a[0] * x[0] }\n\
+                    }\n\
+                    mod inner { #[differentiable] fn q(m: &M) -> f64 { dot(&m.w, &m.w) } }\n\
+                    mod twice { #[differentiable] fn r(m: &M) -> f64 { g(&m.w) } \
+                                #[differentiable] fn g(a: &[f64]) -> f64 { a[0] } \
+                                #[differentiable] fn g(a: &[f64]) -> f64 { a[1] } }";
+        let blocks = Blocks::new(text.to_owned());
+        let siblings = blocks.siblings();
+        let found = |caller: &str, callee: &str| {
+            siblings.find(caller, callee).map(|f| {
+                syn::parse_str::<syn::ItemFn>(f)
+                    .expect("an item")
+                    .sig
+                    .ident
+                    .to_string()
+            })
+        };
+        assert_eq!(found("pred", "dot").as_deref(), Some("dot"));
+        assert_eq!(found("p", "dot").as_deref(), Some("dot"));
+        assert_eq!(found("p", "Self::h").as_deref(), Some("h"));
+        // Without `#[differentiable]`, in another module, or declared twice: none.
+        assert_eq!(found("uses_plain", "plain"), None);
+        assert_eq!(found("q", "dot"), None);
+        assert_eq!(found("r", "g"), None);
+        assert_eq!(found("pred", "Self::h"), None);
+        // The body is left out.
+        let dot = siblings.find("pred", "dot").expect("found");
+        assert!(!dot.contains("a [0]"), "{dot}");
     }
 
     #[test]
