@@ -1223,8 +1223,13 @@ impl Lowering<'_> {
             }
             // `f(&[x, y])`: a call takes `&a` of a named array only; `&x[a..b]` is a sub-slice.
             Expr::Reference(r) => {
-                if let Some(window) = self.lower_window(expr, hint) {
+                if let Some(window) = self.lower_window(expr, hint.clone()) {
                     return window;
+                }
+                // `&tris[t]`, `&nbrs[i]`: a row of a parameter holding a matrix of integers, which
+                // `__private::row` reads by reference.
+                if r.mutability.is_none() && self.integer_row(&r.expr) {
+                    return self.lower_expr(&r.expr, hint);
                 }
                 let message = match strip_parens(&r.expr) {
                     Expr::Array(_) | Expr::Repeat(_) | Expr::Macro(_) => {

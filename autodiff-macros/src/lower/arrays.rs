@@ -625,6 +625,32 @@ impl Lowering<'_> {
         }
     }
 
+    /// Is `expr` a row of a parameter holding a matrix of integers or flags (`tris[t]`, `nbrs[i]`, not an
+    /// element `nbrs[i][k]`), which `element_or_row` reads by reference?
+    pub(super) fn integer_row(&self, expr: &Expr) -> bool {
+        if !matches!(strip_parens(expr), Expr::Index(_)) {
+            return false;
+        }
+        let mut levels = 0;
+        let mut base = expr;
+        while let Expr::Index(inner) = strip_parens(base) {
+            if matches!(strip_parens(&inner.index), Expr::Range(_)) {
+                return false;
+            }
+            levels += 1;
+            base = &inner.expr;
+        }
+        let depth = match strip_parens(base) {
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .and_then(|ident| self.integer_matrix(&ident.to_string()))
+                .map(|(ty, _)| crate::signature::nesting_depth(ty)),
+            _ => None,
+        };
+        depth.is_some_and(|depth| levels < depth)
+    }
+
     /// `row` in `row[j]` of `let row = DESIGN[i];` (`outside_rows`): the constant row.
     fn outside_row_local(&self, expr: &Expr) -> Option<Operand> {
         let Expr::Path(p) = strip_parens(expr) else {
@@ -642,6 +668,11 @@ impl Lowering<'_> {
     pub(in crate::lower) fn reads_outside_row(&self, init: &Expr) -> bool {
         let init = match strip_parens(init) {
             Expr::Call(c) if c.args.len() == 1 && super::is_outside_constant(c) => &c.args[0],
+            other => other,
+        };
+        // `let row = &nbrs[i];` of a parameter holding a matrix of integers: the row by reference.
+        let init = match strip_parens(init) {
+            Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
             other => other,
         };
         let Expr::Index(e) = strip_parens(init) else {
@@ -1185,29 +1216,5 @@ impl Lowering<'_> {
     fn integer_matrix(&self, name: &str) -> Option<(&syn::Type, String)> {
         let index = self.param_names.iter().position(|n| n == name)?;
         let ty = &self.param_types[index];
-        if crate::signature::nesting_depth(ty) < 2 {
-            return None;
-        }
-        let mut inner = ty;
-        loop {
-            inner = match inner {
-                syn::Type::Reference(r) => &r.elem,
-                syn::Type::Paren(p) => &p.elem,
-                syn::Type::Slice(s) => &s.elem,
-                syn::Type::Array(a) => &a.elem,
-                other => match crate::signature::vec_element(other) {
-                    Some(elem) => elem,
-                    None => break,
-                },
-            };
-        }
-        let syn::Type::Path(p) = inner else {
-            return None;
-        };
-        let element = p.path.get_ident()?.to_string();
-        if element != "bool" && !crate::shadow::INTEGERS.contains(&element.as_str()) {
-            return None;
-        }
-        Some((ty, element))
-    }
-}
+        crate::integer_rows::integer_matrix_type(ty).map(|(element, _)| (ty, element))
+    }}
