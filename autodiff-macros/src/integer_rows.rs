@@ -78,11 +78,25 @@ pub(crate) fn desugar(
             syn::FnArg::Receiver(_) => None,
         })
         .collect();
-    if names.is_empty() {
+    // Parameter structs (`m: &Mesh`, `self`), whose fields the file may declare as integer matrices.
+    let structs: Vec<(syn::Ident, String)> = item
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(t) => match (&*t.pat, struct_type(&t.ty)) {
+                (Pat::Ident(p), Some(name)) => Some((p.ident.clone(), name)),
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => Some((format_ident!("self"), "Self".to_string())),
+        })
+        .collect();
+    if names.is_empty() && structs.is_empty() {
         return;
     }
     Rewrite {
         names,
+        structs,
         temporaries,
         errors,
     }
@@ -93,6 +107,8 @@ struct Rewrite<'a> {
     /// The parameters holding integer matrices, and the locals bound to rows of them, with the depth of
     /// nesting of each (a row of `&[[usize; 3]]` has depth 1). A later binding of a name shadows it.
     names: Vec<(syn::Ident, usize)>,
+    /// The parameter structs, by parameter and type name (`Self` for `self`).
+    structs: Vec<(syn::Ident, String)>,
     temporaries: &'a mut usize,
     errors: &'a mut crate::errors::Errors,
 }
@@ -124,6 +140,25 @@ impl Rewrite<'_> {
             }
             Expr::Index(i) if !matches!(strip(&i.index), Expr::Range(_)) => {
                 self.depth(&i.expr)?.checked_sub(1).filter(|d| *d > 0)
+            }
+            // `m.tris` of `m: &Mesh`, whose declaration shows `tris: Vec<[usize; 3]>`.
+            Expr::Field(f) => {
+                let Expr::Path(p) = strip(&f.base) else {
+                    return None;
+                };
+                let base = p.path.get_ident()?;
+                let syn::Member::Named(field) = &f.member else {
+                    return None;
+                };
+                // (A local of the same name shadows the parameter.)
+                if self.names.iter().any(|(n, _)| n == base) {
+                    return None;
+                }
+                let (_, ty) = self.structs.iter().find(|(n, _)| n == base)?;
+                let declared =
+                    crate::context::declared_field_type(ty, &crate::naming::unraw(field))?;
+                let declared: Type = syn::parse_str(&declared).ok()?;
+                integer_matrix_type(&declared).map(|(_, depth)| depth)
             }
             _ => None,
         }
@@ -267,6 +302,23 @@ impl Rewrite<'_> {
             }),
         )
     }
+}
+
+/// The name of the struct `ty` may be (`Mesh` of `&Mesh` or `Mesh`): a path of one segment without
+/// arguments (what else it is, the declaration the file shows says).
+fn struct_type(ty: &Type) -> Option<String> {
+    let ty = match ty {
+        Type::Reference(r) => &*r.elem,
+        other => other,
+    };
+    let Type::Path(tp) = ty else {
+        return None;
+    };
+    let last = tp.path.segments.last()?;
+    if tp.qself.is_some() || !matches!(last.arguments, syn::PathArguments::None) {
+        return None;
+    }
+    Some(crate::naming::unraw(&last.ident))
 }
 
 /// A name or `_`, bound by value.

@@ -567,12 +567,21 @@ impl Lowering<'_> {
             .is_some_and(|ident| self.lookup(&ident.to_string()).is_some());
         // A parameter holding a matrix of integers or flags (`tris: &[[usize; 3]]`): data, read as written
         // (`at(at(tris, t), 0)`), as a constant table is.
+        // A local holding one (a struct's field): its variable.
+        if let Some((var, _)) = (p.path.get_ident()).and_then(|i| self.integer_local(&i.to_string())) {
+            return Some(Operand::Var(var));
+        }
         let integers = p
             .path
             .get_ident()
             .is_some_and(|ident| self.integer_matrix(&ident.to_string()).is_some());
+        // (A parameter as the function declares it: a struct's field input `__m_tris` is hygienic.)
+        let declared = (p.path.get_ident())
+            .filter(|_| integers)
+            .and_then(|ident| self.param_names.iter().position(|n| *ident == n))
+            .map(|index| self.param_idents[index].to_token_stream());
         (p.qself.is_none() && (!variable || integers)).then(|| Operand::Const {
-            tokens: p.to_token_stream(),
+            tokens: declared.unwrap_or_else(|| p.to_token_stream()),
             kind: crate::ir::Kind::Unknown,
         })
     }
@@ -1214,7 +1223,20 @@ impl Lowering<'_> {
     /// The type of the parameter `name` and the name of its element type, where it holds a matrix (or
     /// deeper) of integers or flags.
     fn integer_matrix(&self, name: &str) -> Option<(&syn::Type, String)> {
-        let index = self.param_names.iter().position(|n| n == name)?;
-        let ty = &self.param_types[index];
+        let ty = match self.param_names.iter().position(|n| n == name) {
+            Some(index) => &self.param_types[index],
+            None => self.integer_local(name).map(|(_, ty)| ty)?,
+        };
         crate::integer_rows::integer_matrix_type(ty).map(|(element, _)| (ty, element))
-    }}
+    }
+
+    /// The variable and type of the local `name` where it holds a matrix of integers or flags (a typed
+    /// `let` of a struct's field, `integer_locals`).
+    fn integer_local(&self, name: &str) -> Option<(crate::ir::Var, &syn::Type)> {
+        let var = self.lookup(name)?.value.as_ref()?.var()?;
+        self.integer_locals
+            .iter()
+            .find(|(v, _)| *v == var)
+            .map(|(v, ty)| (*v, ty))
+    }
+}
