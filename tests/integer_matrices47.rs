@@ -481,3 +481,54 @@ fn free_function_of_a_mesh_matches_differences() {
         assert_hessian_fd(&h, grad, &flat, 1e-6, "perimeter: hessian");
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Pooling over sets of a struct's `#[no_grad] sets: Vec<Vec<usize>>` (until session 47 the UI case
+// `tests/ui/structs/integer-matrix-field.rs`, an error), by index at first order.
+
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+pub struct Graph {
+    pub w: Vec<f64>,
+    #[no_grad]
+    pub sets: Vec<Vec<usize>>,
+}
+
+#[differentiable]
+pub fn pooled(p: &Graph, x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..p.sets.len() {
+        for j in 0..p.sets[i].len() {
+            s += p.w[i] * x[p.sets[i][j]].sin();
+        }
+    }
+    s
+}
+
+fn pooled_plain(p: &Graph, x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (i, set) in p.sets.iter().enumerate() {
+        for &j in set {
+            s += p.w[i] * x[j].sin();
+        }
+    }
+    s
+}
+
+#[test]
+fn pooled_sets_of_a_struct_match_differences() {
+    let sets = vec![vec![0, 2], vec![1], vec![], vec![3, 0, 1]];
+    let mut inputs = Inputs(47_013);
+    for _ in 0..12 {
+        let (w, x) = (inputs.vec(4), inputs.vec(4));
+        let at = |w: &[f64]| Graph { w: w.to_vec(), sets: sets.clone() };
+        let p = at(&w);
+        let (v, (gp, gx)) = pooled_grad(&p, &x);
+        assert_close(v, pooled_plain(&p, &x), 1e-12, "pooled: value");
+        assert_fd_gradient(|w| pooled_plain(&at(w), &x), &w, &gp.w, "pooled: d/dw");
+        assert_fd_gradient(|y| pooled_plain(&p, y), &x, &gx, "pooled: d/dx");
+        assert_eq!(gp.sets, sets);
+        let (mut ip, mut ix) = (p.clone(), vec![0.0; 4]);
+        pooled_grad_into(&p, &x, (&mut ip, &mut ix));
+        assert_eq!((&ip, &ix), (&gp, &gx), "pooled: grad_into");
+    }
+}

@@ -1090,8 +1090,9 @@ impl Flattened {
     /// is a matrix input, read flattened as a matrix parameter is; a local bound to it is not followed.
     /// Reported before the fence and the lowering, whose errors about it would not say what to do.
     pub(crate) fn check_matrix_fields(&self, errors: &mut crate::errors::Errors) {
-        // A matrix whose elements are read as integers (`x[p.sets[i][j]]`): not supported, one error at
-        // the field rather than those of reading it as floats.
+        // A matrix whose elements are read as integers (`x[p.inner.sets[i][j]]`) that the file does not
+        // show to be one (`declared_integer_matrix`): not supported, one error at the field rather than
+        // those of reading it as floats.
         let matrices: FastSet<String> = (self.fields.iter())
             .filter(|f| f.matrix)
             .map(|f| f.ident.to_string())
@@ -1110,9 +1111,11 @@ impl Flattened {
                 format!(
                     "the field `{shown}` is indexed twice, as a matrix, and its elements are read as integers \
                      or flags (an index, a bound, a condition, compared with an integer literal, or only \
-                     converted by `as`): a matrix of integers is not supported as a field of a parameter \
-                     struct (nor as a parameter): store it flat (`Vec<usize>` read as `{shown}[i * cols + j]`, \
-                     rows of different lengths by an offsets `Vec<usize>`)"
+                     converted by `as`): a matrix of integers is supported as a field of the parameter \
+                     struct itself where this file declares the struct (`#[no_grad] sets: Vec<Vec<usize>>`), \
+                     not of a nested struct nor of one declared elsewhere: pass it as a parameter (`sets: \
+                     &[Vec<usize>]`), or store it flat (`Vec<usize>` read as `{shown}[i * cols + j]`, rows of \
+                     different lengths by an offsets `Vec<usize>`)"
                 ),
             );
         }

@@ -749,10 +749,24 @@ impl Lowering<'_> {
             .map(|(flat, ..)| *flat)
             .or_else(|| self.array_named(&target.expr))
         else {
-            self.errors.spanned(
-                &target.expr,
-                "only a local `Vec` or array can be written by index: copy the data with `.to_vec()` first",
-            );
+            // `edges[e][0] = k` of a parameter holding a matrix of integers or flags: data, read only.
+            let mut base = &*target.expr;
+            while let Expr::Index(inner) = strip_parens(base) {
+                base = &inner.expr;
+            }
+            let integers = match strip_parens(base) {
+                Expr::Path(p) => (p.path.get_ident())
+                    .filter(|ident| self.integer_matrix(&ident.to_string()).is_some()),
+                _ => None,
+            };
+            let message = match integers {
+                Some(name) => format!(
+                    "`{name}` is a matrix of integers or flags, data that a differentiable body reads (by                      index and by its rows) but does not write: compute what it should hold before the call                      and pass that"
+                ),
+                None => "only a local `Vec` or array can be written by index: copy the data with                          `.to_vec()` first"
+                    .to_string(),
+            };
+            self.errors.spanned(&target.expr, message);
             return;
         };
         // An output parameter (`&mut [T]`) is written like a local.
@@ -1204,19 +1218,20 @@ impl Lowering<'_> {
     // Input:  `tris` of `fn f(x: &[f64], tris: &[[usize; 3]])`
     // Output: Some("`tris` is a matrix of integers (`&[[usize; 3]]`) ...")
     /// Where `name` is a parameter holding a matrix (or deeper) of integers or flags (`tris: &[[usize; 3]]`,
-    /// `nbrs: &[Vec<usize>]`), data the body reads by index (`at`, `row`: `Lowering::element_or_row`) but
-    /// does not iterate: the error saying what to write instead (session 46 met `for tri in tris`, told
-    /// only that `tris` holds no floats).
+    /// `nbrs: &[Vec<usize>]`), data the body reads by index (`at`, `row`: `Lowering::element_or_row`) and
+    /// iterates by rows (`integer_rows.rs` rewrites those loops): the error for any other use, saying what
+    /// to write instead (session 46 met `for tri in tris`, told only that `tris` holds no floats).
     pub(super) fn integer_matrix_param(&self, name: &str) -> Option<String> {
-        let (ty, element) = self.integer_matrix(name)?;
+        let (ty, _) = self.integer_matrix(name)?;
         let ty = quote::ToTokens::to_token_stream(ty)
             .to_string()
             .replace(" ", "");
         Some(format!(
             "`{name}` is a matrix of integers or flags (`{ty}`), which a differentiable body reads by index \
-             only (`{name}[i][j]`, `{name}[i].len()`, `let row = {name}[i];` then `row[j]`): loop over its \
-             indices (`for i in 0..{name}.len()`, `for j in 0..{name}[i].len()`), or pass it as a slice of \
-             tuples (`{name}: &[({element}, {element}, {element})]`, read by `for &(a, b, c) in {name}`)"
+             (`{name}[i][j]`, `{name}[i].len()`, `let row = &{name}[i];` then `row[j]`) and iterates by its \
+             rows or a row's elements (`for row in {name}.iter()`, `for &row in {name}`, `for &[a, b] in \
+             {name}`, `for (i, row) in {name}.iter().enumerate()`, also `.rev()`; `for &j in {name}[i].iter()`), \
+             not otherwise: loop over its indices (`for i in 0..{name}.len()`) and read it by index"
         ))
     }
 
