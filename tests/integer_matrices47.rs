@@ -166,7 +166,12 @@ fn dirichlet_energy_over_tris_matches_differences() {
         let (v, (gp, gu)) = dirichlet_grad(&p, &u, &TRIS);
         assert_close(v, f(&p), 1e-12, "dirichlet: value");
         assert_fd_gradient(f, &p, &gp, "dirichlet: gradient in p");
-        assert_fd_gradient(|w| dirichlet_plain(&p, w, &TRIS), &u, &gu, "dirichlet: gradient in u");
+        assert_fd_gradient(
+            |w| dirichlet_plain(&p, w, &TRIS),
+            &u,
+            &gu,
+            "dirichlet: gradient in u",
+        );
         let (mut ip, mut iu) = (vec![0.0; 10], vec![0.0; 5]);
         dirichlet_grad_into(&p, &u, &TRIS, (&mut ip, &mut iu));
         assert_eq!((&ip, &iu), (&gp, &gu), "dirichlet: grad_into");
@@ -192,7 +197,13 @@ fn areas_over_copied_rows_backwards_match_differences() {
         areas_rev_grad_into(&p, &TRIS, &mut into);
         assert_eq!(into, g, "areas_rev: grad_into");
         let (_, _, h) = areas_rev_hessian(&p, &TRIS);
-        assert_hessian_fd(&h, |y| areas_rev_grad(y, &TRIS).1, &p, 1e-6, "areas_rev: hessian");
+        assert_hessian_fd(
+            &h,
+            |y| areas_rev_grad(y, &TRIS).1,
+            &p,
+            1e-6,
+            "areas_rev: hessian",
+        );
     }
 }
 
@@ -252,7 +263,14 @@ twin! {
 }
 
 fn graph() -> Vec<Vec<usize>> {
-    vec![vec![1, 2], vec![0, 3], vec![0, 3, 4], vec![1, 2], vec![], vec![2, 0]]
+    vec![
+        vec![1, 2],
+        vec![0, 3],
+        vec![0, 3, 4],
+        vec![1, 2],
+        vec![],
+        vec![2, 0],
+    ]
 }
 
 #[test]
@@ -269,7 +287,13 @@ fn laplacian_smoothing_over_neighbours_matches_differences() {
         smoothing_grad_into(&h, &nbrs, &mut into);
         assert_eq!(into, g, "smoothing: grad_into");
         let (_, _, hess) = smoothing_hessian(&h, &nbrs);
-        assert_hessian_fd(&hess, |y| smoothing_grad(y, &nbrs).1, &h, 1e-6, "smoothing: hessian");
+        assert_hessian_fd(
+            &hess,
+            |y| smoothing_grad(y, &nbrs).1,
+            &h,
+            1e-6,
+            "smoothing: hessian",
+        );
     }
 }
 
@@ -289,7 +313,13 @@ fn rows_bound_by_a_loop_and_an_order_2_caller_match_differences() {
         let (v, g, hess) = wrapped_hessian(&h, &nbrs);
         assert_close(v, wrapped_plain(&h, &nbrs), 1e-12, "wrapped: value");
         assert_fd_gradient(|y| wrapped_plain(y, &nbrs), &h, &g, "wrapped: gradient");
-        assert_hessian_fd(&hess, |y| wrapped_grad(y, &nbrs).1, &h, 1e-6, "wrapped: hessian");
+        assert_hessian_fd(
+            &hess,
+            |y| wrapped_grad(y, &nbrs).1,
+            &h,
+            1e-6,
+            "wrapped: hessian",
+        );
     }
 }
 
@@ -324,8 +354,18 @@ fn third_derivative_along_a_direction_matches_differences() {
         let step = 1e-4;
         let plain = |t: f64| along_plain(t, &x, &d, &EDGES);
         let grad = |t: f64| along_grad(t, &x, &d, &EDGES).1;
-        assert_close(f1, (plain(t + step) - plain(t - step)) / (2.0 * step), 1e-6, "along: f'");
-        assert_close(f2, (grad(t + step) - grad(t - step)) / (2.0 * step), 1e-6, "along: f''");
+        assert_close(
+            f1,
+            (plain(t + step) - plain(t - step)) / (2.0 * step),
+            1e-6,
+            "along: f'",
+        );
+        assert_close(
+            f2,
+            (grad(t + step) - grad(t - step)) / (2.0 * step),
+            1e-6,
+            "along: f''",
+        );
         let second = (grad(t + step) - 2.0 * grad(t) + grad(t - step)) / (step * step);
         assert_close(f3, second, 1e-4, "along: f'''");
     }
@@ -352,7 +392,8 @@ impl Mesh {
         let mut s = 0.0;
         for t in 0..self.tris.len() {
             let (a, b, c) = (self.tris[t][0], self.tris[t][1], self.tris[t][2]);
-            let cross = (self.pos[2 * b] - self.pos[2 * a]) * (self.pos[2 * c + 1] - self.pos[2 * a + 1])
+            let cross = (self.pos[2 * b] - self.pos[2 * a])
+                * (self.pos[2 * c + 1] - self.pos[2 * a + 1])
                 - (self.pos[2 * b + 1] - self.pos[2 * a + 1]) * (self.pos[2 * c] - self.pos[2 * a]);
             s += 0.25 * cross * cross;
         }
@@ -454,7 +495,13 @@ fn mesh_method_energy_over_integer_matrix_fields_matches_differences() {
         assert_eq!((v2, &into), (v, &g), "energy: grad_into");
         let (vh, _, h) = m.energy_hessian();
         assert_close(vh, v, 1e-12, "energy: hessian's value");
-        assert_hessian_fd(&h, |p| at(p).energy_grad().1.pos, &pos, 1e-6, "energy: hessian");
+        assert_hessian_fd(
+            &h,
+            |p| at(p).energy_grad().1.pos,
+            &pos,
+            1e-6,
+            "energy: hessian",
+        );
     }
 }
 
@@ -466,8 +513,18 @@ fn free_function_of_a_mesh_matches_differences() {
         let m = mesh(pos.clone());
         let (v, (gm, gs)) = perimeter_grad(&m, scale);
         assert_close(v, perimeter_plain(&m, scale), 1e-12, "perimeter: value");
-        assert_fd_gradient(|p| perimeter_plain(&mesh(p.to_vec()), scale), &pos, &gm.pos, "perimeter: d/dpos");
-        assert_fd_gradient(|s| perimeter_plain(&m, s[0]), &[scale], &[gs], "perimeter: d/dscale");
+        assert_fd_gradient(
+            |p| perimeter_plain(&mesh(p.to_vec()), scale),
+            &pos,
+            &gm.pos,
+            "perimeter: d/dpos",
+        );
+        assert_fd_gradient(
+            |s| perimeter_plain(&m, s[0]),
+            &[scale],
+            &[gs],
+            "perimeter: d/dscale",
+        );
         let (mut im, mut is) = (m.clone(), 0.0);
         perimeter_grad_into(&m, scale, (&mut im, &mut is));
         assert_eq!((&im, is), (&gm, gs), "perimeter: grad_into");
@@ -520,7 +577,10 @@ fn pooled_sets_of_a_struct_match_differences() {
     let mut inputs = Inputs(47_013);
     for _ in 0..12 {
         let (w, x) = (inputs.vec(4), inputs.vec(4));
-        let at = |w: &[f64]| Graph { w: w.to_vec(), sets: sets.clone() };
+        let at = |w: &[f64]| Graph {
+            w: w.to_vec(),
+            sets: sets.clone(),
+        };
         let p = at(&w);
         let (v, (gp, gx)) = pooled_grad(&p, &x);
         assert_close(v, pooled_plain(&p, &x), 1e-12, "pooled: value");
@@ -530,5 +590,42 @@ fn pooled_sets_of_a_struct_match_differences() {
         let (mut ip, mut ix) = (p.clone(), vec![0.0; 4]);
         pooled_grad_into(&p, &x, (&mut ip, &mut ix));
         assert_eq!((&ip, &ix), (&gp, &gx), "pooled: grad_into");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A matrix of integers made in the body, iterated by rows (it compiled before this session's work too).
+
+twin! {
+    #[differentiable(order = 2)]
+    fn local_edges / local_edges_plain(x: &[f64]) -> f64 {
+        let edges = vec![[0usize, 1], [1, 2], [2, 0]];
+        let mut s = 0.0;
+        for &[a, b] in &edges {
+            s += x[a] * x[b].sin();
+        }
+        s
+    }
+}
+
+#[test]
+fn a_local_matrix_of_integers_matches_differences() {
+    let mut inputs = Inputs(47_014);
+    for _ in 0..12 {
+        let x = inputs.vec(3);
+        let (v, g) = local_edges_grad(&x);
+        assert_close(v, local_edges_plain(&x), 1e-12, "local_edges: value");
+        assert_fd_gradient(local_edges_plain, &x, &g, "local_edges: gradient");
+        let mut into = vec![0.0; 3];
+        local_edges_grad_into(&x, &mut into);
+        assert_eq!(into, g, "local_edges: grad_into");
+        let (_, _, h) = local_edges_hessian(&x);
+        assert_hessian_fd(
+            &h,
+            |y| local_edges_grad(y).1,
+            &x,
+            1e-6,
+            "local_edges: hessian",
+        );
     }
 }

@@ -519,3 +519,90 @@ fn strip(expr: &Expr) -> &Expr {
         other => other,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::ToTokens;
+
+    /// The body of `item` after the pass, and the errors' messages.
+    fn rewrite(item: &str) -> (String, Vec<String>) {
+        let mut item: syn::ItemFn = syn::parse_str(item).unwrap();
+        let mut errors = crate::errors::Errors::default();
+        desugar(&mut item, &mut 0, &mut errors);
+        (
+            item.block.into_token_stream().to_string(),
+            errors.messages(),
+        )
+    }
+
+    fn squeeze(s: &str) -> String {
+        s.split_whitespace().collect()
+    }
+
+    #[test]
+    fn rows_and_their_elements_are_bound_by_index() {
+        let (body, errors) = rewrite(
+            "fn f(x: &[f64], edges: &[[usize; 2]], nbrs: &[Vec<usize>]) -> f64 {
+                for &[a, _] in edges { s += x[a]; }
+                for (e, edge) in edges.iter().enumerate() { s += x[edge[1]] * e as f64; }
+                for &j in nbrs[0].iter() { s += x[j]; }
+                for j in &nbrs[1] { s += x[*j]; }
+                let row = &nbrs[2];
+                for &j in row.iter().rev() { s += x[j]; }
+                for row in nbrs.iter() { for &k in row { s += x[k]; } }
+                s
+            }",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        let body = squeeze(&body);
+        for expected in [
+            "for__row_index_1in0..edges.len(){leta=edges[__row_index_1][0usize];s+=x[a];}",
+            "for__row_index_2in0..edges.len(){lete=__row_index_2;letedge=&edges[__row_index_2];",
+            "for__row_index_3in0..nbrs[0].len(){letj=nbrs[0][__row_index_3];s+=x[j];}",
+            // `*j` of an element bound by reference: `j`, bound by value.
+            "for__row_index_4in0..nbrs[1].len(){letj=nbrs[1][__row_index_4];s+=x[j];}",
+            "for__row_index_5in(0..row.len()).rev(){letj=row[__row_index_5];s+=x[j];}",
+            // A row bound by the outer loop is iterated by the inner one.
+            "letrow=&nbrs[__row_index_6];for__row_index_7in0..row.len(){letk=row[__row_index_7];",
+        ] {
+            assert!(body.contains(&squeeze(expected)), "{expected}\nin\n{body}");
+        }
+    }
+
+    #[test]
+    fn other_names_and_patterns_are_left_or_refused() {
+        // A slice of floats, a name bound again to a float: left as written.
+        let (body, errors) = rewrite(
+            "fn f(x: &[f64], edges: &[[usize; 2]]) -> f64 {
+                for v in x.iter() { s += v; }
+                let edges = x;
+                for v in edges.iter() { s += v; }
+                s
+            }",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(squeeze(&body).matches("__row_index").count(), 0, "{body}");
+        // `&[a, ..]` and a body that changes the row's index: errors.
+        let (_, errors) = rewrite(
+            "fn f(x: &[f64], tris: &[[usize; 3]], nbrs: &[Vec<usize>]) -> f64 {
+                for &[a, ..] in tris { s += x[a]; }
+                for &j in nbrs[i].iter() { i += 1; }
+                s
+            }",
+        );
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].contains("iterated with a pattern"), "{errors:?}");
+        assert!(errors[1].contains("changes `i`"), "{errors:?}");
+    }
+
+    #[test]
+    fn integer_matrix_types() {
+        let of = |ty: &str| integer_matrix_type(&syn::parse_str(ty).unwrap());
+        assert_eq!(of("&[[usize; 3]]"), Some(("usize".to_string(), 2)));
+        assert_eq!(of("Vec<Vec<u32>>"), Some(("u32".to_string(), 2)));
+        assert_eq!(of("[[bool; 2]; 4]"), Some(("bool".to_string(), 2)));
+        assert_eq!(of("&[usize]"), None);
+        assert_eq!(of("&[Vec<f64>]"), None);
+    }
+}

@@ -629,10 +629,9 @@ impl Lowering<'_> {
         // `let __m_tris: &Vec<[usize; 3]> = field_ref::<..>(..);` (a struct's field holding a matrix of
         // integers or flags, `struct_whole.rs`): data, read by index as such a parameter is.
         if let Pat::Type(t) = pat {
-            if let (Pat::Ident(p), Some(_)) = (
-                &*t.pat,
-                crate::integer_rows::integer_matrix_type(&t.ty),
-            ) {
+            if let (Pat::Ident(p), Some(_)) =
+                (&*t.pat, crate::integer_rows::integer_matrix_type(&t.ty))
+            {
                 let value = self.lower_expr(init, Some(p.ident.to_string()));
                 if let Some(var) = value.var() {
                     self.integer_locals.push((var, (*t.ty).clone()));

@@ -568,7 +568,9 @@ impl Lowering<'_> {
         // A parameter holding a matrix of integers or flags (`tris: &[[usize; 3]]`): data, read as written
         // (`at(at(tris, t), 0)`), as a constant table is.
         // A local holding one (a struct's field): its variable.
-        if let Some((var, _)) = (p.path.get_ident()).and_then(|i| self.integer_local(&i.to_string())) {
+        if let Some((var, _)) =
+            (p.path.get_ident()).and_then(|i| self.integer_local(&i.to_string()))
+        {
             return Some(Operand::Var(var));
         }
         let integers = p
@@ -761,7 +763,9 @@ impl Lowering<'_> {
             };
             let message = match integers {
                 Some(name) => format!(
-                    "`{name}` is a matrix of integers or flags, data that a differentiable body reads (by                      index and by its rows) but does not write: compute what it should hold before the call                      and pass that"
+                    "`{name}` is a matrix of integers or flags, data that a differentiable body reads (by \
+                     index and by its rows) but does not write: compute what it should hold before the \
+                     call and pass that"
                 ),
                 None => "only a local `Vec` or array can be written by index: copy the data with                          `.to_vec()` first"
                     .to_string(),

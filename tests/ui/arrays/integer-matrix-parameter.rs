@@ -3,7 +3,7 @@ use autodiff::differentiable;
 // A parameter holding a matrix of integers (`&[[usize; 2]]`, `&[Vec<usize>]`) is read by index and
 // iterated by rows (`tests/integer_matrices46.rs`, `tests/integer_matrices47.rs`). What is left: other
 // iterators over it (`.zip`), a pattern that does not name its rows or elements, a loop over a row whose
-// index the body changes, writing into it, and a matrix of integers made in the body.
+// index the body changes, and writing into it.
 
 #[differentiable]
 fn zipped(x: &[f64], edges: &[[usize; 2]]) -> f64 {
@@ -38,16 +38,6 @@ fn moved_row(h: &[f64], nbrs: &[Vec<usize>]) -> f64 {
 fn written(x: &[f64], edges: &mut [[usize; 2]]) -> f64 {
     edges[0][0] = 1;
     x[edges[0][0]]
-}
-
-#[differentiable]
-fn local(x: &[f64]) -> f64 {
-    let edges = vec![[0usize, 1], [1, 2]];
-    let mut s = 0.0;
-    for &[a, b] in &edges {
-        s += x[a] * x[b];
-    }
-    s
 }
 
 fn main() {}
