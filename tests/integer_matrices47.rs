@@ -35,17 +35,15 @@ twin! {
 }
 
 twin! {
-    /// The same network, by whole rows (`for &edge in edges`), with an anchor on node 0, stopping at the
+    /// The same network, by whole rows (`(seen, &edge)` of `.enumerate()`), with an anchor on node 0, stopping at the
     /// first edge past `limit`.
     #[differentiable(order = 2)]
     fn anchored / anchored_plain(x: &[f64], edges: &[[usize; 2]], limit: usize) -> f64 {
         let mut s = x[0] * x[0] + x[1] * x[1];
-        let mut seen = 0;
-        for &edge in edges {
+        for (seen, &edge) in edges.iter().enumerate() {
             if seen == limit {
                 break;
             }
-            seen += 1;
             let dx = x[2 * edge[1]] - x[2 * edge[0]];
             let dy = x[2 * edge[1] + 1] - x[2 * edge[0] + 1];
             s += (dx * dx + dy * dy).sqrt() * (1.0 + 0.1 * x[2 * edge[0]]);
@@ -79,6 +77,7 @@ fn springs_over_edges_match_differences() {
         let grad = |y: &[f64]| springs_grad(y, &rest, &EDGES).1;
         let (v, g) = springs_grad(&x, &rest, &EDGES);
         assert_close(v, f(&x), 1e-12, "springs: value");
+        assert_eq!(springs(&x, &rest, &EDGES), f(&x), "springs: primal");
         assert_fd_gradient(f, &x, &g, "springs: gradient");
         let mut into = vec![0.0; 8];
         let v2 = springs_grad_into(&x, &rest, &EDGES, &mut into);
@@ -98,6 +97,7 @@ fn anchored_springs_by_whole_rows_with_break_match_differences() {
             let f = |y: &[f64]| anchored_plain(y, &EDGES, limit);
             let (v, g) = anchored_grad(&x, &EDGES, limit);
             assert_close(v, f(&x), 1e-12, "anchored: value");
+            assert_eq!(anchored(&x, &EDGES, limit), f(&x), "anchored: primal");
             // Only the first `limit` edges count: a gradient that ignored `break` would differ.
             assert_fd_gradient(f, &x, &g, "anchored: gradient");
             let mut into = vec![0.0; 8];
@@ -165,6 +165,7 @@ fn dirichlet_energy_over_tris_matches_differences() {
         let f = |y: &[f64]| dirichlet_plain(y, &u, &TRIS);
         let (v, (gp, gu)) = dirichlet_grad(&p, &u, &TRIS);
         assert_close(v, f(&p), 1e-12, "dirichlet: value");
+        assert_eq!(dirichlet(&p, &u, &TRIS), f(&p), "dirichlet: primal");
         assert_fd_gradient(f, &p, &gp, "dirichlet: gradient in p");
         assert_fd_gradient(
             |w| dirichlet_plain(&p, w, &TRIS),
@@ -192,6 +193,7 @@ fn areas_over_copied_rows_backwards_match_differences() {
         let f = |y: &[f64]| areas_rev_plain(y, &TRIS);
         let (v, g) = areas_rev_grad(&p, &TRIS);
         assert_close(v, f(&p), 1e-12, "areas_rev: value");
+        assert_eq!(areas_rev(&p, &TRIS), f(&p), "areas_rev: primal");
         assert_fd_gradient(f, &p, &g, "areas_rev: gradient");
         let mut into = vec![0.0; 10];
         areas_rev_grad_into(&p, &TRIS, &mut into);
@@ -216,7 +218,7 @@ twin! {
         let mut s = 0.0;
         for i in 0..h.len() {
             let row = &nbrs[i];
-            if row.len() == 0 {
+            if row.is_empty() {
                 continue;
             }
             let mut mean = 0.0;
@@ -282,6 +284,7 @@ fn laplacian_smoothing_over_neighbours_matches_differences() {
         let f = |y: &[f64]| smoothing_plain(y, &nbrs);
         let (v, g) = smoothing_grad(&h, &nbrs);
         assert_close(v, f(&h), 1e-12, "smoothing: value");
+        assert_eq!(smoothing(&h, &nbrs), f(&h), "smoothing: primal");
         assert_fd_gradient(f, &h, &g, "smoothing: gradient");
         let mut into = vec![0.0; 6];
         smoothing_grad_into(&h, &nbrs, &mut into);
@@ -312,6 +315,11 @@ fn rows_bound_by_a_loop_and_an_order_2_caller_match_differences() {
         assert_eq!(into, g, "weighted_edges: grad_into");
         let (v, g, hess) = wrapped_hessian(&h, &nbrs);
         assert_close(v, wrapped_plain(&h, &nbrs), 1e-12, "wrapped: value");
+        assert_eq!(
+            wrapped(&h, &nbrs),
+            wrapped_plain(&h, &nbrs),
+            "wrapped: primal"
+        );
         assert_fd_gradient(|y| wrapped_plain(y, &nbrs), &h, &g, "wrapped: gradient");
         assert_hessian_fd(
             &hess,
@@ -351,6 +359,11 @@ fn third_derivative_along_a_direction_matches_differences() {
         let t = 0.3 * inputs.next();
         let [f0, f1, f2, f3] = along_derivatives(t, &x, &d, &EDGES);
         assert_close(f0, along_plain(t, &x, &d, &EDGES), 1e-12, "along: value");
+        assert_eq!(
+            along(t, &x, &d, &EDGES),
+            along_plain(t, &x, &d, &EDGES),
+            "along: primal"
+        );
         let step = 1e-4;
         let plain = |t: f64| along_plain(t, &x, &d, &EDGES);
         let grad = |t: f64| along_grad(t, &x, &d, &EDGES).1;
@@ -615,6 +628,11 @@ fn a_local_matrix_of_integers_matches_differences() {
         let x = inputs.vec(3);
         let (v, g) = local_edges_grad(&x);
         assert_close(v, local_edges_plain(&x), 1e-12, "local_edges: value");
+        assert_eq!(
+            local_edges(&x),
+            local_edges_plain(&x),
+            "local_edges: primal"
+        );
         assert_fd_gradient(local_edges_plain, &x, &g, "local_edges: gradient");
         let mut into = vec![0.0; 3];
         local_edges_grad_into(&x, &mut into);
