@@ -514,8 +514,10 @@ pub fn at<T: Copy>(a: &[T], i: usize) -> T {
 /// `a[i]` by reference, a row of a parameter holding a matrix of integers or flags (`tris[t]` of `tris:
 /// &[[usize; 3]]`, `nbrs[i]` of `nbrs: &[Vec<usize>]`), which the body indexes further or measures.
 #[inline]
-pub fn row<R: AsRef<[T]>, T>(a: &[R], i: usize) -> &[T] {
-    a[i].as_ref()
+/// (`a` any slice, `Vec` or array of rows, also behind references: `&&[[usize; 2]; 2]` of a struct's field
+/// bound by reference.)
+pub fn row<'a, A: AsRef<[R]> + ?Sized, R: AsRef<[T]> + 'a, T: 'a>(a: &'a A, i: usize) -> &'a [T] {
+    a.as_ref()[i].as_ref()
 }
 
 /// A constant named in the generic shadow of an `f64` function, whose type the macro cannot see (`G` of

@@ -53,6 +53,7 @@ pub(crate) fn desugar(item: &syn::ItemFn, errors: &mut Errors) -> syn::ItemFn {
     crate::slice_writes::desugar(&mut item.block, &item.sig, &mut temporaries, errors);
     if !mentions_closures_or_iterators(&item.block) {
         crate::tuple_data::desugar(&mut item, &mut temporaries, errors);
+        crate::integer_rows::desugar(&mut item, &mut temporaries, errors);
         return item;
     }
     let mut item = desugar_chains(item, errors);
@@ -60,6 +61,7 @@ pub(crate) fn desugar(item: &syn::ItemFn, errors: &mut Errors) -> syn::ItemFn {
     crate::array_patterns::desugar(&mut item.block, &mut temporaries);
     // After the chains: `r.iter().map(|&(i, v)| ..)` is a `for` over the tuples by then.
     crate::tuple_data::desugar(&mut item, &mut temporaries, errors);
+    crate::integer_rows::desugar(&mut item, &mut temporaries, errors);
     item
 }
 

@@ -31,6 +31,7 @@ mod impls;
 mod in_closure;
 mod incoming;
 mod integer_fields;
+mod integer_rows;
 mod invisible;
 mod ir;
 mod jacobian;

@@ -93,6 +93,8 @@ struct Lowering<'a> {
     param_types: Vec<syn::Type>,
     /// The name of each parameter, for the hints of errors.
     param_names: Vec<String>,
+    /// The parameters as the generated function declares them (a struct's field input is hygienic).
+    param_idents: Vec<syn::Ident>,
     /// Arrays made at the top of the function (`lower/array_values.rs`).
     hoisted: Vec<Stmt>,
     /// The length of fixed-size arrays, where the syntax tells it (`[x; 3]`, `[a, b]`, `x: [f64; N]`).
@@ -121,6 +123,9 @@ struct Lowering<'a> {
     /// The values bound to a row of a constant matrix from outside the function without a type
     /// (`let row = DESIGN[i];`): constants, read by index (`row[j]`) as the matrix is.
     outside_rows: crate::hash::FastSet<Var>,
+    /// Locals holding a matrix of integers or flags (a struct's field, bound by a typed `let`), with their
+    /// types: read by index as such a parameter is (`Lowering::integer_matrix`).
+    integer_locals: Vec<(Var, syn::Type)>,
     errors: &'a mut Errors,
 }
 
@@ -150,6 +155,7 @@ pub(crate) fn lower(
         float_params,
         param_types: sig.params.iter().map(|p| p.ty.clone()).collect(),
         param_names: sig.params.iter().map(|p| p.ident.to_string()).collect(),
+        param_idents: sig.params.iter().map(|p| p.ident.clone()).collect(),
         hoisted: Vec::new(),
         fixed_lens: Default::default(),
         loop_depth: 0,
@@ -161,6 +167,7 @@ pub(crate) fn lower(
         windows: Default::default(),
         row_values: Default::default(),
         outside_rows: Default::default(),
+        integer_locals: Vec::new(),
         errors,
     };
     if lowering.return_array.is_some() {
@@ -619,6 +626,20 @@ impl Lowering<'_> {
 
     /// `let pat = init;`
     fn lower_let(&mut self, pat: &Pat, init: &Expr) {
+        // `let __m_tris: &Vec<[usize; 3]> = field_ref::<..>(..);` (a struct's field holding a matrix of
+        // integers or flags, `struct_whole.rs`): data, read by index as such a parameter is.
+        if let Pat::Type(t) = pat {
+            if let (Pat::Ident(p), Some(_)) =
+                (&*t.pat, crate::integer_rows::integer_matrix_type(&t.ty))
+            {
+                let value = self.lower_expr(init, Some(p.ident.to_string()));
+                if let Some(var) = value.var() {
+                    self.integer_locals.push((var, (*t.ty).clone()));
+                }
+                self.bind(&p.ident.to_string(), Some(value));
+                return;
+            }
+        }
         match pat {
             Pat::Ident(p) => {
                 let name = p.ident.to_string();
@@ -1223,8 +1244,13 @@ impl Lowering<'_> {
             }
             // `f(&[x, y])`: a call takes `&a` of a named array only; `&x[a..b]` is a sub-slice.
             Expr::Reference(r) => {
-                if let Some(window) = self.lower_window(expr, hint) {
+                if let Some(window) = self.lower_window(expr, hint.clone()) {
                     return window;
+                }
+                // `&tris[t]`, `&nbrs[i]`: a row of a parameter holding a matrix of integers, which
+                // `__private::row` reads by reference.
+                if r.mutability.is_none() && self.integer_row(&r.expr) {
+                    return self.lower_expr(&r.expr, hint);
                 }
                 let message = match strip_parens(&r.expr) {
                     Expr::Array(_) | Expr::Repeat(_) | Expr::Macro(_) => {

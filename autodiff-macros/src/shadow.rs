@@ -702,6 +702,10 @@ fn why_no_copy_with(
         matrices: Vec<String>,
         /// The parameters that are slices of tuples (`r: &[(usize, f64)]`, `tuple_data::tuple_slice`).
         tuple_slices: Vec<String>,
+        /// The parameters that are matrices of integers or flags (`tris: &[[usize; 3]]`), whose rows a
+        /// loop over them binds by reference (`let tri = &tris[k];`, `integer_rows.rs`): integers, as
+        /// the copy keeps them.
+        integer_matrices: Vec<String>,
         why: Option<String>,
     }
     impl Check<'_> {
@@ -1021,7 +1025,7 @@ fn why_no_copy_with(
                         && !matches!(&*i.index, syn::Expr::Range(_))
                         && matches!(&*i.expr, syn::Expr::Path(p)
                         if p.path.get_ident().is_some_and(|name| {
-                            self.matrices.iter().any(|m| name == m)
+                            self.matrices.iter().chain(&self.integer_matrices).any(|m| name == m)
                         })) =>
                 {
                     self.visit_expr(&i.index);
@@ -1048,6 +1052,17 @@ fn why_no_copy_with(
         .into_iter()
         .map(|(name, ..)| name.to_string())
         .collect();
+    let integer_matrices = (item.sig.inputs.iter())
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(t) => match &*t.pat {
+                syn::Pat::Ident(i) if crate::integer_rows::integer_matrix_type(&t.ty).is_some() => {
+                    Some(i.ident.to_string())
+                }
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
     let mut check = Check {
         bindings: &bindings,
         calls,
@@ -1056,6 +1071,7 @@ fn why_no_copy_with(
         other_float,
         matrices,
         tuple_slices,
+        integer_matrices,
         why: None,
     };
     check.visit_block(&item.block);

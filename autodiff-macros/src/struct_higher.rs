@@ -556,6 +556,11 @@ fn fields_function(
                 let ident = body_ident(f.ident);
                 let constant = f.constant;
                 params.push(match (f.array, float) {
+                    // A matrix of integers or flags: by reference, of its declared type.
+                    _ if f.integer_matrix.is_some() => {
+                        let ty = f.integer_matrix;
+                        quote!(#ident: &#ty)
+                    }
                     (true, _) if constant == Some(crate::structs::Constant::Integers) => {
                         // Integers or flags: the field's own elements, a constant array.
                         let field_ty = crate::structs::field_type(

@@ -1219,6 +1219,12 @@ fn whole_function(
                     field_wholes.push(f.ident.to_string());
                     wholes.push((f.ident.to_string(), (inner_primal, inner_values)));
                 }
+            } else if let Some(ty) = f.integer_matrix {
+                // A matrix of integers or flags: the field itself, by reference, of its declared type
+                // (which the lowering reads as an integer-matrix parameter's).
+                prologue.push(quote!(
+                    let #ident: &#ty = ::autodiff::__private::field_ref::<#owner_ty, #key>(#owner);
+                ));
             } else if let Some(constant) = f.constant {
                 // Integers or flags (checked so by `IntegerArray`), or an array only measured: not in the
                 // values view (or with no derivative there), read from the struct itself, a constant.

@@ -58,6 +58,10 @@ struct FieldInput {
     matrix: bool,
     /// An array of integers or flags, or one only measured: a constant input (`integer_fields.rs`).
     constant: Option<Constant>,
+    /// The declared type of a field holding a matrix of integers or flags (`#[no_grad] tris: Vec<[usize;
+    /// 3]>`, `declared_integer_matrix`): the input's type, which the body reads by index as it reads such
+    /// a parameter.
+    integer_matrix: Option<syn::Type>,
 }
 
 /// Rewrites each read of a field input bound as a reference (`__self_w`) to `(*__self_w)`.
@@ -159,6 +163,7 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
                 shape,
                 matrix: false,
                 constant: None,
+                integer_matrix: None,
             }
         })
         .collect();
@@ -176,6 +181,14 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
     let mut fields = fields;
     for field in &mut fields {
         field.matrix = field.shape == Shape::Array && matrices.contains(&field.ident.to_string());
+        // A matrix of integers or flags the declaration shows (`#[no_grad] tris: Vec<[usize; 3]>`): data,
+        // bound whole (cloned, as a declared constant is) and read by index as such a parameter is.
+        if let Some(ty) = declared_integer_matrix(sig, field) {
+            field.integer_matrix = Some(ty);
+            field.matrix = false;
+            field.shape = Shape::Scalar;
+            field.constant = Some(Constant::Declared(NoFloat::Data));
+        }
     }
     let arrays: FastSet<String> = (fields.iter())
         .filter(|f| f.shape == Shape::Array && !f.matrix)
@@ -187,6 +200,9 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
         }
     }
     for field in &mut fields {
+        if field.integer_matrix.is_some() {
+            continue;
+        }
         if let Some(constant) = declared_constant(sig, field) {
             field.constant = Some(constant);
             // Passed on by reference (`g(&p.act)`), a constant is a reference to its value, bound as a
@@ -231,7 +247,10 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
             };
             params.push(Param {
                 ident: input.ident.clone(),
-                ty: syn::Type::Infer(syn::parse_quote!(_)),
+                ty: match &input.integer_matrix {
+                    Some(ty) => syn::parse_quote!(&#ty),
+                    None => syn::Type::Infer(syn::parse_quote!(_)),
+                },
                 kind,
                 active: p.active && input.constant.is_none(),
                 grad_ty: syn::Type::Infer(syn::parse_quote!(_)),
@@ -256,6 +275,37 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
         whole,
         lift: None,
     })
+}
+
+// Input:  `m.tris` of `fn f(m: &Mesh, ..)`, in a file declaring `struct Mesh { .., #[no_grad] tris:
+//         Vec<[usize; 3]> }`
+// Output: Some(`Vec<[usize; 3]>`)
+/// The declared type of the field input `field` (a field of the struct itself, not of a nested one) where
+/// the source file shows it to be a matrix (or deeper) of integers or flags (`integer_rows::
+/// integer_matrix_type`).
+fn declared_integer_matrix(sig: &Signature, field: &FieldInput) -> Option<syn::Type> {
+    let [name] = &field.path[..] else {
+        return None;
+    };
+    let ty = struct_name(&sig.params[field.parent].kind)?;
+    let declared = crate::context::declared_field_type(&ty, &crate::naming::unraw(name))?;
+    let declared: syn::Type = syn::parse_str(&declared).ok()?;
+    crate::integer_rows::integer_matrix_type(&declared).map(|_| declared)
+}
+
+/// The name of the struct type `kind` is (`Mesh` of `&Mesh`, `Self`).
+pub(crate) fn struct_name(kind: &Kind) -> Option<String> {
+    let Kind::Struct(ty) = kind else {
+        return None;
+    };
+    let ty = match ty {
+        syn::Type::Reference(r) => &*r.elem,
+        other => other,
+    };
+    let syn::Type::Path(tp) = ty else {
+        return None;
+    };
+    Some(crate::naming::unraw(&tp.path.segments.last()?.ident))
 }
 
 // Input:  `p.act` of `fn f(p: &Layer, ..)`, in a file declaring `struct Layer { .., #[no_grad] act: Act }`
@@ -838,6 +888,9 @@ pub(crate) struct FieldView<'a> {
     pub(crate) matrix: bool,
     /// An array of integers or flags, or one only measured: a constant, bound from the struct itself.
     pub(crate) constant: Option<Constant>,
+    /// The declared type of a matrix of integers or flags (`Vec<[usize; 3]>`): a constant, bound by
+    /// reference from the struct itself, read by index as such a parameter is.
+    pub(crate) integer_matrix: Option<&'a syn::Type>,
 }
 
 /// A read of a field indexed twice (`p.w[i][j]`, or through a copy, `let w = p.w; w[i][j]`), or of a row of
@@ -1037,8 +1090,9 @@ impl Flattened {
     /// is a matrix input, read flattened as a matrix parameter is; a local bound to it is not followed.
     /// Reported before the fence and the lowering, whose errors about it would not say what to do.
     pub(crate) fn check_matrix_fields(&self, errors: &mut crate::errors::Errors) {
-        // A matrix whose elements are read as integers (`x[p.sets[i][j]]`): not supported, one error at
-        // the field rather than those of reading it as floats.
+        // A matrix whose elements are read as integers (`x[p.inner.sets[i][j]]`) that the file does not
+        // show to be one (`declared_integer_matrix`): not supported, one error at the field rather than
+        // those of reading it as floats.
         let matrices: FastSet<String> = (self.fields.iter())
             .filter(|f| f.matrix)
             .map(|f| f.ident.to_string())
@@ -1057,9 +1111,11 @@ impl Flattened {
                 format!(
                     "the field `{shown}` is indexed twice, as a matrix, and its elements are read as integers \
                      or flags (an index, a bound, a condition, compared with an integer literal, or only \
-                     converted by `as`): a matrix of integers is not supported as a field of a parameter \
-                     struct (nor as a parameter): store it flat (`Vec<usize>` read as `{shown}[i * cols + j]`, \
-                     rows of different lengths by an offsets `Vec<usize>`)"
+                     converted by `as`): a matrix of integers is supported as a field of the parameter \
+                     struct itself where this file declares the struct (`#[no_grad] sets: Vec<Vec<usize>>`), \
+                     not of a nested struct nor of one declared elsewhere: pass it as a parameter (`sets: \
+                     &[Vec<usize>]`), or store it flat (`Vec<usize>` read as `{shown}[i * cols + j]`, rows of \
+                     different lengths by an offsets `Vec<usize>`)"
                 ),
             );
         }
@@ -1105,6 +1161,7 @@ impl Flattened {
             whole: f.shape == Shape::Whole,
             matrix: f.matrix,
             constant: f.constant,
+            integer_matrix: f.integer_matrix.as_ref(),
         })
     }
 
@@ -1135,6 +1192,7 @@ impl Flattened {
                     shape: f.shape,
                     matrix: f.matrix,
                     constant: f.constant,
+                    integer_matrix: f.integer_matrix.clone(),
                 })
                 .collect(),
             whole: self.whole.clone(),
@@ -1183,6 +1241,8 @@ impl Flattened {
                 ))
             });
             code.push(match (input.shape, lifted) {
+                // A matrix of integers or flags: the field itself, by reference.
+                _ if input.integer_matrix.is_some() => quote!(let #ident = &#parent #(.#path)*;),
                 // Integers or flags (checked so by `IntegerArray`), or an array only measured: the field
                 // itself, never lifted.
                 // (Spanned at the field where the body reads it: `IntegerArray`'s error points there.)

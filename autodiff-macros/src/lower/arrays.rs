@@ -567,12 +567,23 @@ impl Lowering<'_> {
             .is_some_and(|ident| self.lookup(&ident.to_string()).is_some());
         // A parameter holding a matrix of integers or flags (`tris: &[[usize; 3]]`): data, read as written
         // (`at(at(tris, t), 0)`), as a constant table is.
+        // A local holding one (a struct's field): its variable.
+        if let Some((var, _)) =
+            (p.path.get_ident()).and_then(|i| self.integer_local(&i.to_string()))
+        {
+            return Some(Operand::Var(var));
+        }
         let integers = p
             .path
             .get_ident()
             .is_some_and(|ident| self.integer_matrix(&ident.to_string()).is_some());
+        // (A parameter as the function declares it: a struct's field input `__m_tris` is hygienic.)
+        let declared = (p.path.get_ident())
+            .filter(|_| integers)
+            .and_then(|ident| self.param_names.iter().position(|n| *ident == n))
+            .map(|index| self.param_idents[index].to_token_stream());
         (p.qself.is_none() && (!variable || integers)).then(|| Operand::Const {
-            tokens: p.to_token_stream(),
+            tokens: declared.unwrap_or_else(|| p.to_token_stream()),
             kind: crate::ir::Kind::Unknown,
         })
     }
@@ -625,6 +636,32 @@ impl Lowering<'_> {
         }
     }
 
+    /// Is `expr` a row of a parameter holding a matrix of integers or flags (`tris[t]`, `nbrs[i]`, not an
+    /// element `nbrs[i][k]`), which `element_or_row` reads by reference?
+    pub(super) fn integer_row(&self, expr: &Expr) -> bool {
+        if !matches!(strip_parens(expr), Expr::Index(_)) {
+            return false;
+        }
+        let mut levels = 0;
+        let mut base = expr;
+        while let Expr::Index(inner) = strip_parens(base) {
+            if matches!(strip_parens(&inner.index), Expr::Range(_)) {
+                return false;
+            }
+            levels += 1;
+            base = &inner.expr;
+        }
+        let depth = match strip_parens(base) {
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .and_then(|ident| self.integer_matrix(&ident.to_string()))
+                .map(|(ty, _)| crate::signature::nesting_depth(ty)),
+            _ => None,
+        };
+        depth.is_some_and(|depth| levels < depth)
+    }
+
     /// `row` in `row[j]` of `let row = DESIGN[i];` (`outside_rows`): the constant row.
     fn outside_row_local(&self, expr: &Expr) -> Option<Operand> {
         let Expr::Path(p) = strip_parens(expr) else {
@@ -642,6 +679,11 @@ impl Lowering<'_> {
     pub(in crate::lower) fn reads_outside_row(&self, init: &Expr) -> bool {
         let init = match strip_parens(init) {
             Expr::Call(c) if c.args.len() == 1 && super::is_outside_constant(c) => &c.args[0],
+            other => other,
+        };
+        // `let row = &nbrs[i];` of a parameter holding a matrix of integers: the row by reference.
+        let init = match strip_parens(init) {
+            Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
             other => other,
         };
         let Expr::Index(e) = strip_parens(init) else {
@@ -709,10 +751,26 @@ impl Lowering<'_> {
             .map(|(flat, ..)| *flat)
             .or_else(|| self.array_named(&target.expr))
         else {
-            self.errors.spanned(
-                &target.expr,
-                "only a local `Vec` or array can be written by index: copy the data with `.to_vec()` first",
-            );
+            // `edges[e][0] = k` of a parameter holding a matrix of integers or flags: data, read only.
+            let mut base = &*target.expr;
+            while let Expr::Index(inner) = strip_parens(base) {
+                base = &inner.expr;
+            }
+            let integers = match strip_parens(base) {
+                Expr::Path(p) => (p.path.get_ident())
+                    .filter(|ident| self.integer_matrix(&ident.to_string()).is_some()),
+                _ => None,
+            };
+            let message = match integers {
+                Some(name) => format!(
+                    "`{name}` is a matrix of integers or flags, data that a differentiable body reads (by \
+                     index and by its rows) but does not write: compute what it should hold before the \
+                     call and pass that"
+                ),
+                None => "only a local `Vec` or array can be written by index: copy the data with                          `.to_vec()` first"
+                    .to_string(),
+            };
+            self.errors.spanned(&target.expr, message);
             return;
         };
         // An output parameter (`&mut [T]`) is written like a local.
@@ -1164,50 +1222,40 @@ impl Lowering<'_> {
     // Input:  `tris` of `fn f(x: &[f64], tris: &[[usize; 3]])`
     // Output: Some("`tris` is a matrix of integers (`&[[usize; 3]]`) ...")
     /// Where `name` is a parameter holding a matrix (or deeper) of integers or flags (`tris: &[[usize; 3]]`,
-    /// `nbrs: &[Vec<usize>]`), data the body reads by index (`at`, `row`: `Lowering::element_or_row`) but
-    /// does not iterate: the error saying what to write instead (session 46 met `for tri in tris`, told
-    /// only that `tris` holds no floats).
+    /// `nbrs: &[Vec<usize>]`), data the body reads by index (`at`, `row`: `Lowering::element_or_row`) and
+    /// iterates by rows (`integer_rows.rs` rewrites those loops): the error for any other use, saying what
+    /// to write instead (session 46 met `for tri in tris`, told only that `tris` holds no floats).
     pub(super) fn integer_matrix_param(&self, name: &str) -> Option<String> {
-        let (ty, element) = self.integer_matrix(name)?;
+        let (ty, _) = self.integer_matrix(name)?;
         let ty = quote::ToTokens::to_token_stream(ty)
             .to_string()
             .replace(" ", "");
         Some(format!(
             "`{name}` is a matrix of integers or flags (`{ty}`), which a differentiable body reads by index \
-             only (`{name}[i][j]`, `{name}[i].len()`, `let row = {name}[i];` then `row[j]`): loop over its \
-             indices (`for i in 0..{name}.len()`, `for j in 0..{name}[i].len()`), or pass it as a slice of \
-             tuples (`{name}: &[({element}, {element}, {element})]`, read by `for &(a, b, c) in {name}`)"
+             (`{name}[i][j]`, `{name}[i].len()`, `let row = &{name}[i];` then `row[j]`) and iterates by its \
+             rows or a row's elements (`for row in {name}.iter()`, `for &row in {name}`, `for &[a, b] in \
+             {name}`, `for (i, row) in {name}.iter().enumerate()`, also `.rev()`; `for &j in {name}[i].iter()`), \
+             not otherwise: loop over its indices (`for i in 0..{name}.len()`) and read it by index"
         ))
     }
 
     /// The type of the parameter `name` and the name of its element type, where it holds a matrix (or
     /// deeper) of integers or flags.
     fn integer_matrix(&self, name: &str) -> Option<(&syn::Type, String)> {
-        let index = self.param_names.iter().position(|n| n == name)?;
-        let ty = &self.param_types[index];
-        if crate::signature::nesting_depth(ty) < 2 {
-            return None;
-        }
-        let mut inner = ty;
-        loop {
-            inner = match inner {
-                syn::Type::Reference(r) => &r.elem,
-                syn::Type::Paren(p) => &p.elem,
-                syn::Type::Slice(s) => &s.elem,
-                syn::Type::Array(a) => &a.elem,
-                other => match crate::signature::vec_element(other) {
-                    Some(elem) => elem,
-                    None => break,
-                },
-            };
-        }
-        let syn::Type::Path(p) = inner else {
-            return None;
+        let ty = match self.param_names.iter().position(|n| n == name) {
+            Some(index) => &self.param_types[index],
+            None => self.integer_local(name).map(|(_, ty)| ty)?,
         };
-        let element = p.path.get_ident()?.to_string();
-        if element != "bool" && !crate::shadow::INTEGERS.contains(&element.as_str()) {
-            return None;
-        }
-        Some((ty, element))
+        crate::integer_rows::integer_matrix_type(ty).map(|(element, _)| (ty, element))
+    }
+
+    /// The variable and type of the local `name` where it holds a matrix of integers or flags (a typed
+    /// `let` of a struct's field, `integer_locals`).
+    fn integer_local(&self, name: &str) -> Option<(crate::ir::Var, &syn::Type)> {
+        let var = self.lookup(name)?.value.as_ref()?.var()?;
+        self.integer_locals
+            .iter()
+            .find(|(v, _)| *v == var)
+            .map(|(v, ty)| (*v, ty))
     }
 }

@@ -123,6 +123,8 @@ impl Lowering<'_> {
                             _ => {
                                 let message = constant_iterated(&m.receiver)
                                     .or_else(|| constant_iterated(&m.args[0]))
+                                    .or_else(|| self.integer_matrix_iterated(&m.receiver))
+                                    .or_else(|| self.integer_matrix_iterated(&m.args[0]))
                                     .unwrap_or_else(|| SUPPORTED.to_string());
                                 self.errors.spanned(m, message);
                                 None
@@ -640,8 +642,8 @@ fn strip_ref(pat: &Pat) -> &Pat {
 }
 
 impl Lowering<'_> {
-    /// `for tri in tris`, `tris.iter()`, `&nbrs[i]` of a parameter that is a matrix of integers: the
-    /// error saying how to pass it instead (`Lowering::integer_matrix_param`).
+    /// `tris.iter()` (zipped, or in another form `integer_rows.rs` leaves), `&nbrs[i]` of a parameter that
+    /// is a matrix of integers: the error saying how it is read (`Lowering::integer_matrix_param`).
     fn integer_matrix_iterated(&self, expr: &Expr) -> Option<String> {
         let mut base = match strip_parens(expr) {
             Expr::Reference(r) => strip_parens(&r.expr),

@@ -1,27 +1,43 @@
 use autodiff::differentiable;
 
-// A parameter holding a matrix of integers (`&[[usize; 2]]`, `&[Vec<usize>]`) is read by index
-// (`edges[e][0]`, `nbrs[i][k]`: `tests/integer_matrices46.rs`) but not iterated: the error at each
-// iteration says to loop over its indices or to pass a slice of tuples.
+// A parameter holding a matrix of integers (`&[[usize; 2]]`, `&[Vec<usize>]`) is read by index and
+// iterated by rows (`tests/integer_matrices46.rs`, `tests/integer_matrices47.rs`). What is left: other
+// iterators over it (`.zip`), a pattern that does not name its rows or elements, a loop over a row whose
+// index the body changes, and writing into it.
 
 #[differentiable]
-fn pairs(x: &[f64], edges: &[[usize; 2]]) -> f64 {
+fn zipped(x: &[f64], edges: &[[usize; 2]]) -> f64 {
     let mut s = 0.0;
-    for &edge in edges {
-        s += x[edge[0]] * x[edge[1]];
+    for (edge, w) in edges.iter().zip(x.iter()) {
+        s += w * x[edge[0]];
     }
     s
 }
 
 #[differentiable]
-fn neighbours(h: &[f64], nbrs: &[Vec<usize>]) -> f64 {
+fn rest_pattern(x: &[f64], tris: &[[usize; 3]]) -> f64 {
     let mut s = 0.0;
-    for i in 0..h.len() {
-        for &j in nbrs[i].iter() {
-            s += h[i] * h[j];
-        }
+    for &[a, ..] in tris {
+        s += x[a];
     }
     s
+}
+
+#[differentiable]
+fn moved_row(h: &[f64], nbrs: &[Vec<usize>]) -> f64 {
+    let mut s = 0.0;
+    let mut i = 0;
+    for &j in nbrs[i].iter() {
+        s += h[j];
+        i += 1;
+    }
+    s + i as f64
+}
+
+#[differentiable]
+fn written(x: &[f64], edges: &mut [[usize; 2]]) -> f64 {
+    edges[0][0] = 1;
+    x[edges[0][0]]
 }
 
 fn main() {}
