@@ -1,0 +1,667 @@
+//! An outside test suite written against API.md alone (session 47), by a user writing small real
+//! projects: each module is one project of a few functions calling one another (free functions,
+//! `Self::` helpers, methods, `super::` paths), in the idioms numeric Rust is written in. Projects:
+//! meta-learning through five unrolled in-place SGD steps at `order = 2`, an LSTM as a
+//! `Differentiable` struct (gates as methods, state overwritten each step), a Rodrigues rotation with
+//! its small-angle branch in a bundle-adjustment reprojection with radial distortion (`_jacobian` over
+//! camera and point), a Hodgkin-Huxley neuron by forward Euler (a removable singularity by a branch),
+//! a strided 1-D convolution with ReLU, max pooling and a linear head at `order = 2`, an unscented
+//! transform (2x2 Cholesky, sigma points through a helper returning a tuple), soft rasterisation of
+//! circles into an output buffer, a Kuramoto network by RK2, SoftSort soft ranks, a Morse cluster with
+//! a smooth cutoff over const generic particles, Gray-Scott reaction-diffusion with two buffers, an
+//! Asian option by Monte Carlo, a kinematic bicycle MPC cost optimised with `_grad_into`, Rényi and
+//! Tsallis divergences, an elastic rod at `order = 2` and a Planck band integral by Simpson.
+//!
+//! For each: the value against an independent computation where there is one, `_grad` against
+//! central differences on seeded points (and by hand where the formula is short), `_grad_into` bit
+//! for bit equal to `_grad`, `_vjp` against `_jvp` (`c · (J t) = (c J) · t`) for vector results and
+//! outputs, `_jacobian` against differences, and at `order = 2` the Hessian against differences of
+//! `_grad` and `_hvp` against the Hessian times `v` (`common::contract::audit`).
+
+// Index loops and long argument lists are what the projects are written with.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::manual_memcpy,
+    clippy::type_complexity,
+    clippy::too_many_arguments
+)]
+
+mod common;
+
+use common::contract::{audit, Items};
+use common::{
+    arr, assert_all_close, assert_close, check_dual, check_jacobian, dot, points, same_bits, wave,
+};
+
+// ---------------------------------------------------------------------------------------------------
+// (1) Meta-learning: the validation loss after five in-place SGD steps on a local `Vec` of weights (the
+// inner gradient written by hand, rows read by `chunks_exact`), as a function of the learning rate and
+// the initial weights, at `order = 2`.
+
+mod meta {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn predict(w: &[f64], x: &[f64]) -> f64 {
+        w.iter().zip(x.iter()).map(|(a, b)| a * b).sum::<f64>()
+    }
+
+    /// Mean squared error over rows `(x0, x1, x2, y)`.
+    #[differentiable]
+    pub fn mse(w: &[f64], rows: &[f64]) -> f64 {
+        let mut total = 0.0;
+        let mut count = 0;
+        for row in rows.chunks_exact(4) {
+            let r = predict(w, &row[..3]) - row[3];
+            total += r * r;
+            count += 1;
+        }
+        total / count as f64
+    }
+
+    #[differentiable(wrt(lr, w0), order = 2)]
+    pub fn meta_loss(lr: f64, w0: [f64; 3], train: &[f64], val: &[f64]) -> f64 {
+        let mut w = vec![0.0; 3];
+        for i in 0..3 {
+            w[i] = w0[i];
+        }
+        let n = (train.len() / 4) as f64;
+        let mut g = vec![0.0; 3];
+        for _step in 0..5 {
+            for i in 0..3 {
+                g[i] = 0.0;
+            }
+            for row in train.chunks_exact(4) {
+                let r = predict(&w, &row[..3]) - row[3];
+                for i in 0..3 {
+                    g[i] += 2.0 * r * row[i] / n;
+                }
+            }
+            for i in 0..3 {
+                w[i] -= lr * g[i];
+            }
+        }
+        mse(&w, val)
+    }
+
+    fn reference(lr: f64, w0: &[f64], train: &[f64], val: &[f64]) -> f64 {
+        let mut w = w0.to_vec();
+        let n = (train.len() / 4) as f64;
+        for _ in 0..5 {
+            let mut g = [0.0; 3];
+            for row in train.chunks_exact(4) {
+                let r = w[0] * row[0] + w[1] * row[1] + w[2] * row[2] - row[3];
+                for i in 0..3 {
+                    g[i] += 2.0 * r * row[i] / n;
+                }
+            }
+            for i in 0..3 {
+                w[i] -= lr * g[i];
+            }
+        }
+        let rows: Vec<&[f64]> = val.chunks_exact(4).collect();
+        rows.iter()
+            .map(|r| (w[0] * r[0] + w[1] * r[1] + w[2] * r[2] - r[3]).powi(2))
+            .sum::<f64>()
+            / rows.len() as f64
+    }
+
+    fn data(seed: u64, rows: usize) -> Vec<f64> {
+        let mut r = common::Inputs(seed);
+        let mut out = Vec::new();
+        for _ in 0..rows {
+            let x = r.vec(3);
+            let y = 0.8 * x[0] - 0.5 * x[1] + 0.3 * x[2] + 0.05 * r.next();
+            out.extend_from_slice(&x);
+            out.push(y);
+        }
+        out
+    }
+
+    #[test]
+    fn meta_loss_audit() {
+        let (train, val) = (data(4701, 6), data(4702, 5));
+        let mut pts = points(4703, 4, 10, -1.0, 1.0);
+        for p in &mut pts {
+            p[0] = 0.1 + 0.4 * (p[0] + 1.0);
+        }
+        for p in &pts {
+            assert_close(
+                meta_loss(p[0], arr(&p[1..]), &train, &val),
+                reference(p[0], &p[1..], &train, &val),
+                1e-12,
+                "meta_loss value",
+            );
+        }
+        let split = |x: &[f64]| (x[0], arr::<3>(&x[1..]));
+        let join = |a: f64, b: [f64; 3]| {
+            let mut v = vec![a];
+            v.extend_from_slice(&b);
+            v
+        };
+        audit(
+            &Items {
+                what: "meta::meta_loss",
+                primal: &|x| {
+                    let (lr, w) = split(x);
+                    meta_loss(lr, w, &train, &val)
+                },
+                grad: &|x| {
+                    let (lr, w) = split(x);
+                    let (v, (a, b)) = meta_loss_grad(lr, w, &train, &val);
+                    (v, join(a, b))
+                },
+                vjp: &|x, d| {
+                    let (lr, w) = split(x);
+                    let (v, (a, b)) = meta_loss_vjp(lr, w, &train, &val, d);
+                    (v, join(a, b))
+                },
+                jvp: &|x, t| {
+                    let (lr, w) = split(x);
+                    meta_loss_jvp(lr, w, &train, &val, (t[0], arr(&t[1..])))
+                },
+                grad_into: &|x| {
+                    let (lr, w) = split(x);
+                    let (mut a, mut b) = (f64::NAN, [f64::NAN; 3]);
+                    let v = meta_loss_grad_into(lr, w, &train, &val, (&mut a, &mut b));
+                    let (_, (ga, gb)) = meta_loss_grad(lr, w, &train, &val);
+                    same_bits(&join(a, b), &join(ga, gb), "meta_loss");
+                    (v, join(a, b))
+                },
+                hvp: Some(&|x, t| {
+                    let (lr, w) = split(x);
+                    let (v, (a, b), (ha, hb)) =
+                        meta_loss_hvp(lr, w, &train, &val, (t[0], arr(&t[1..])));
+                    (v, join(a, b), join(ha, hb))
+                }),
+                hessian: Some(&|x| {
+                    let (lr, w) = split(x);
+                    let (v, (a, b), h) = meta_loss_hessian(lr, w, &train, &val);
+                    (v, join(a, b), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+
+    #[test]
+    fn at_zero_learning_rate_the_gradient_is_the_validation_gradient() {
+        let (train, val) = (data(4704, 6), data(4705, 5));
+        for p in points(4706, 3, 10, -1.0, 1.0) {
+            let (_, (_, gw)) = meta_loss_grad(0.0, arr(&p), &train, &val);
+            let (_, (g, _)) = mse_grad(&p, &val);
+            assert_all_close(&gw, &g, 1e-12, "meta at lr = 0");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (2) An LSTM with hidden size `hidden` as a `Differentiable` struct: gate pre-activations as a method
+// with `wrt(self, h)`, the cell step as a method returning a tuple, the state vectors overwritten each
+// step, the loss a method with `wrt(self)`, and a free function calling it.
+
+mod lstm {
+    use super::*;
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Lstm {
+        /// Input weights, gate-major: `wx[k * hidden + j]` for gate `k` (i, f, o, g) and unit `j`.
+        pub wx: Vec<f64>,
+        pub wh: Vec<f64>,
+        pub b: Vec<f64>,
+        pub head: Vec<f64>,
+        #[no_grad]
+        pub hidden: usize,
+    }
+
+    #[differentiable]
+    pub fn sigmoid(z: f64) -> f64 {
+        1.0 / (1.0 + (-z).exp())
+    }
+
+    impl Lstm {
+        #[differentiable(wrt(self, h))]
+        pub fn gate(&self, k: usize, j: usize, x: f64, h: &[f64]) -> f64 {
+            let hs = self.hidden;
+            let row = k * hs + j;
+            let mut z = self.b[row] + self.wx[row] * x;
+            for m in 0..hs {
+                z += self.wh[row * hs + m] * h[m];
+            }
+            z
+        }
+
+        /// The new cell and hidden value of unit `j`.
+        #[differentiable(wrt(self, h, c))]
+        pub fn unit(&self, j: usize, x: f64, h: &[f64], c: f64) -> (f64, f64) {
+            let i = sigmoid(self.gate(0, j, x, h));
+            let f = sigmoid(self.gate(1, j, x, h));
+            let o = sigmoid(self.gate(2, j, x, h));
+            let g = self.gate(3, j, x, h).tanh();
+            let c_new = f * c + i * g;
+            (c_new, o * c_new.tanh())
+        }
+
+        #[differentiable(wrt(self), order = 2)]
+        pub fn loss(&self, xs: &[f64], target: f64) -> f64 {
+            let hs = self.hidden;
+            let mut h = vec![0.0; hs];
+            let mut c = vec![0.0; hs];
+            let mut h_new = vec![0.0; hs];
+            for &x in xs {
+                for j in 0..hs {
+                    let (cj, hj) = self.unit(j, x, &h, c[j]);
+                    c[j] = cj;
+                    h_new[j] = hj;
+                }
+                for j in 0..hs {
+                    h[j] = h_new[j];
+                }
+            }
+            let y = self.head.iter().zip(h.iter()).map(|(w, v)| w * v).sum::<f64>();
+            (y - target).powi(2)
+        }
+    }
+
+    #[differentiable(wrt(model))]
+    pub fn batch(model: &Lstm, seqs: &[Vec<f64>], targets: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for s in 0..seqs.len() {
+            total += model.loss(&seqs[s], targets[s]);
+        }
+        total / seqs.len() as f64
+    }
+
+    fn sig(z: f64) -> f64 {
+        1.0 / (1.0 + (-z).exp())
+    }
+
+    /// The same network written plainly over a flat parameter vector.
+    fn reference(m: &Lstm, xs: &[f64], target: f64) -> f64 {
+        let hs = m.hidden;
+        let mut h = vec![0.0; hs];
+        let mut c = vec![0.0; hs];
+        for &x in xs {
+            let z = |k: usize, j: usize| {
+                let row = k * hs + j;
+                m.b[row] + m.wx[row] * x + (0..hs).map(|q| m.wh[row * hs + q] * h[q]).sum::<f64>()
+            };
+            let mut nh = vec![0.0; hs];
+            for j in 0..hs {
+                c[j] = sig(z(1, j)) * c[j] + sig(z(0, j)) * z(3, j).tanh();
+                nh[j] = sig(z(2, j)) * c[j].tanh();
+            }
+            h = nh;
+        }
+        (m.head.iter().zip(&h).map(|(a, b)| a * b).sum::<f64>() - target).powi(2)
+    }
+
+    fn model(seed: u64) -> Lstm {
+        let mut r = common::Inputs(seed);
+        let hs = 2;
+        Lstm {
+            wx: r.vec(4 * hs),
+            wh: r.vec(4 * hs * hs).iter().map(|v| 0.7 * v).collect(),
+            b: r.vec(4 * hs),
+            head: r.vec(hs),
+            hidden: hs,
+        }
+    }
+
+    const XS: [f64; 5] = [0.3, -0.8, 1.1, 0.2, -0.5];
+
+    #[test]
+    fn loss_audit() {
+        use autodiff::Differentiable;
+        let base = model(4711);
+        let pts: Vec<Vec<f64>> = (0..10).map(|k| model(4712 + k).to_flat()).collect();
+        for p in &pts {
+            let m = base.from_flat(p);
+            assert_close(m.loss(&XS, 0.4), reference(&m, &XS, 0.4), 1e-12, "lstm value");
+            assert_eq!(m.hidden, 2);
+        }
+        audit(
+            &Items {
+                what: "lstm::loss",
+                primal: &|x| base.from_flat(x).loss(&XS, 0.4),
+                grad: &|x| {
+                    let (v, g) = base.from_flat(x).loss_grad(&XS, 0.4);
+                    assert_eq!(g.hidden, 2, "the no_grad field is copied");
+                    (v, g.to_flat())
+                },
+                vjp: &|x, d| {
+                    let (v, g) = base.from_flat(x).loss_vjp(&XS, 0.4, d);
+                    (v, g.to_flat())
+                },
+                jvp: &|x, t| base.from_flat(x).loss_jvp(&XS, 0.4, base.from_flat(t)),
+                grad_into: &|x| {
+                    let m = base.from_flat(x);
+                    let mut g = base.from_flat(&vec![f64::NAN; x.len()]);
+                    let v = m.loss_grad_into(&XS, 0.4, &mut g);
+                    same_bits(&g.to_flat(), &m.loss_grad(&XS, 0.4).1.to_flat(), "lstm");
+                    (v, g.to_flat())
+                },
+                hvp: Some(&|x, t| {
+                    let (v, g, hv) = base.from_flat(x).loss_hvp(&XS, 0.4, base.from_flat(t));
+                    (v, g.to_flat(), hv.to_flat())
+                }),
+                hessian: Some(&|x| {
+                    let (v, g, h) = base.from_flat(x).loss_hessian(&XS, 0.4);
+                    (v, g.to_flat(), h)
+                }),
+                analytic: None,
+            },
+            &pts[..4],
+        );
+    }
+
+    #[test]
+    fn batch_gradient_is_the_mean_of_the_method_gradients() {
+        use autodiff::Differentiable;
+        let seqs = vec![XS.to_vec(), vec![0.5, 0.1, -0.9], vec![-1.2, 0.4, 0.7, 0.0]];
+        let targets = [0.4, -0.2, 0.1];
+        for k in 0..10 {
+            let m = model(4730 + k);
+            let (v, g) = batch_grad(&m, &seqs, &targets);
+            let mut sum = m.zero_like();
+            let mut vs = 0.0;
+            for s in 0..3 {
+                let (vi, gi) = m.loss_grad(&seqs[s], targets[s]);
+                sum.add_assign(&gi);
+                vs += vi;
+            }
+            sum.scale(1.0 / 3.0);
+            assert_close(v, vs / 3.0, 1e-12, "batch value");
+            assert_all_close(&g.to_flat(), &sum.to_flat(), 1e-12, "batch gradient");
+            let f = |x: &[f64]| batch(&m.from_flat(x), &seqs, &targets);
+            common::assert_fd_gradient(f, &m.to_flat(), &g.to_flat(), "lstm batch");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (3) Bundle adjustment: a Rodrigues rotation with its small-angle branch (an early `return` of an
+// array), a cross product helper, a pinhole projection with radial distortion by `mul_add`, the
+// residual's `_jacobian` over camera and point, and the total cost at `order = 2` over the camera.
+
+mod bundle {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    }
+
+    #[differentiable]
+    pub fn rotate(w: [f64; 3], p: [f64; 3]) -> [f64; 3] {
+        let theta = (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]).sqrt();
+        if theta < 1e-8 {
+            let wxp = cross(w, p);
+            return [p[0] + wxp[0], p[1] + wxp[1], p[2] + wxp[2]];
+        }
+        let k = [w[0] / theta, w[1] / theta, w[2] / theta];
+        let (s, c) = (theta.sin(), theta.cos());
+        let kxp = cross(k, p);
+        let kdp = k[0] * p[0] + k[1] * p[1] + k[2] * p[2];
+        let mut out = [0.0; 3];
+        for i in 0..3 {
+            out[i] = p[i] * c + kxp[i] * s + k[i] * kdp * (1.0 - c);
+        }
+        out
+    }
+
+    /// `cam`: rotation (3), translation (3), focal length, k1, k2.
+    #[differentiable]
+    pub fn project(cam: [f64; 9], pt: [f64; 3]) -> [f64; 2] {
+        let q = rotate([cam[0], cam[1], cam[2]], pt);
+        let x = q[0] + cam[3];
+        let y = q[1] + cam[4];
+        let z = q[2] + cam[5];
+        let (u, v) = (-x / z, -y / z);
+        let r2 = u * u + v * v;
+        let distortion = r2.mul_add(cam[8], cam[7]).mul_add(r2, 1.0);
+        [cam[6] * distortion * u, cam[6] * distortion * v]
+    }
+
+    #[differentiable(wrt(cam, pt))]
+    pub fn residual(cam: [f64; 9], pt: [f64; 3], obs: [f64; 2]) -> [f64; 2] {
+        let p = project(cam, pt);
+        [p[0] - obs[0], p[1] - obs[1]]
+    }
+
+    #[differentiable(wrt(cam), order = 2)]
+    pub fn cost(cam: [f64; 9], pts: &[[f64; 3]], obs: &[[f64; 2]]) -> f64 {
+        let mut total = 0.0;
+        for i in 0..pts.len() {
+            let r = residual(cam, pts[i], obs[i]);
+            total += 0.5 * (r[0] * r[0] + r[1] * r[1]);
+        }
+        total
+    }
+
+    fn rotate_by_matrix(w: &[f64], p: &[f64]) -> Vec<f64> {
+        // R = I + sin(t) K + (1 - cos(t)) K^2 with K the cross-product matrix of w / t.
+        let t = (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]).sqrt();
+        let k: Vec<f64> = w.iter().map(|v| v / t).collect();
+        let km = [[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]];
+        let mut out = p.to_vec();
+        for i in 0..3 {
+            for j in 0..3 {
+                let k2: f64 = (0..3).map(|m| km[i][m] * km[m][j]).sum();
+                out[i] += (t.sin() * km[i][j] + (1.0 - t.cos()) * k2) * p[j];
+            }
+        }
+        out
+    }
+
+    fn camera(p: &[f64]) -> [f64; 9] {
+        [
+            0.4 * p[0],
+            0.4 * p[1],
+            0.4 * p[2],
+            0.2 * p[3],
+            0.2 * p[4],
+            -5.0 + 0.3 * p[5],
+            1.0 + 0.2 * p[6],
+            0.1 * p[7],
+            0.05 * p[8],
+        ]
+    }
+
+    #[test]
+    fn rotation_against_the_matrix_form_and_its_jacobian() {
+        for p in points(4741, 6, 12, -1.5, 1.5) {
+            let (w, q) = (arr::<3>(&p), arr::<3>(&p[3..]));
+            assert_all_close(&rotate(w, q), &rotate_by_matrix(&w, &q), 1e-12, "rotate");
+            let j = rotate_jacobian(w, q);
+            check_jacobian("rotate", &p, &j, |x| rotate(arr(x), arr(&x[3..])).to_vec());
+        }
+        // At w = 0 the small-angle branch gives the exact first derivative: d(R p)/dw = -[p]x.
+        for p in points(4742, 3, 10, -2.0, 2.0) {
+            let j = rotate_jacobian([0.0; 3], arr(&p));
+            let expected = [
+                [1.0, 0.0, 0.0, 0.0, p[2], -p[1]],
+                [0.0, 1.0, 0.0, -p[2], 0.0, p[0]],
+                [0.0, 0.0, 1.0, p[1], -p[0], 0.0],
+            ];
+            for i in 0..3 {
+                assert_all_close(&j[i][..3], &expected[i][3..], 1e-15, "rotate at 0: dw");
+                assert_all_close(&j[i][3..], &expected[i][..3], 1e-15, "rotate at 0: dp");
+            }
+        }
+    }
+
+    #[test]
+    fn residual_jacobian_and_duality() {
+        for p in points(4743, 12, 12, -1.0, 1.0) {
+            let (cam, pt) = (camera(&p), arr::<3>(&p[9..]));
+            let obs = [0.1, -0.05];
+            let mut x = cam.to_vec();
+            x.extend_from_slice(&pt);
+            let j = residual_jacobian(cam, pt, obs);
+            assert_eq!((j.len(), j[0].len()), (2, 12));
+            check_jacobian("residual", &x, &j, |y| {
+                residual(arr(y), arr(&y[9..]), obs).to_vec()
+            });
+            let (c, t) = (wave(2, 0.3), wave(12, 1.1));
+            let (v1, (gc, gp)) = residual_vjp(cam, pt, obs, [c[0], c[1]]);
+            let (v2, jt) = residual_jvp(cam, pt, obs, (arr(&t), arr(&t[9..])));
+            assert_eq!(v1, v2);
+            let mut cj = gc.to_vec();
+            cj.extend_from_slice(&gp);
+            check_dual("residual", &c, &jt, &cj, &t);
+            for i in 0..2 {
+                assert_close(dot(&j[i], &t), jt[i], 1e-12, "jacobian row times t");
+            }
+        }
+    }
+
+    #[test]
+    fn cost_audit() {
+        let mut r = common::Inputs(4744);
+        let pts: Vec<[f64; 3]> = (0..4).map(|_| arr(&r.vec(3))).collect();
+        let obs: Vec<[f64; 2]> = (0..4).map(|_| arr(&r.vec(2))).collect();
+        let at: Vec<Vec<f64>> = points(4745, 9, 6, -1.0, 1.0)
+            .iter()
+            .map(|p| camera(p).to_vec())
+            .collect();
+        audit(
+            &Items {
+                what: "bundle::cost",
+                primal: &|x| cost(arr(x), &pts, &obs),
+                grad: &|x| {
+                    let (v, g) = cost_grad(arr(x), &pts, &obs);
+                    (v, g.to_vec())
+                },
+                vjp: &|x, d| {
+                    let (v, g) = cost_vjp(arr(x), &pts, &obs, d);
+                    (v, g.to_vec())
+                },
+                jvp: &|x, t| cost_jvp(arr(x), &pts, &obs, arr(t)),
+                grad_into: &|x| {
+                    let mut g = [f64::NAN; 9];
+                    let v = cost_grad_into(arr(x), &pts, &obs, &mut g);
+                    same_bits(&g, &cost_grad(arr(x), &pts, &obs).1, "cost");
+                    (v, g.to_vec())
+                },
+                hvp: Some(&|x, t| {
+                    let (v, g, hv) = cost_hvp(arr(x), &pts, &obs, arr(t));
+                    (v, g.to_vec(), hv.to_vec())
+                }),
+                hessian: Some(&|x| {
+                    let (v, g, h) = cost_hessian(arr(x), &pts, &obs);
+                    (v, g.to_vec(), h)
+                }),
+                analytic: None,
+            },
+            &at,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (4) A Hodgkin-Huxley neuron by forward Euler: rate functions with `exp` and `exp_m1`, the removable
+// singularity of `x / (exp(x / y) - 1)` handled by a branch, gating variables overwritten each step,
+// the membrane trace into an output parameter (`_jacobian` over the conductances and the current).
+
+mod hodgkin_huxley {
+    use super::*;
+    use autodiff::differentiable;
+
+    /// `x / (exp(x / y) - 1)`, with its Taylor expansion near `x = 0`.
+    #[differentiable]
+    pub fn vtrap(x: f64, y: f64) -> f64 {
+        let r = x / y;
+        if r.abs() < 1e-6 {
+            y * (1.0 - r / 2.0)
+        } else {
+            x / r.exp_m1()
+        }
+    }
+
+    #[differentiable]
+    pub fn rates(v: f64) -> (f64, f64, f64, f64, f64, f64) {
+        let am = 0.1 * vtrap(-(v + 40.0), 10.0);
+        let bm = 4.0 * (-(v + 65.0) / 18.0).exp();
+        let ah = 0.07 * (-(v + 65.0) / 20.0).exp();
+        let bh = 1.0 / (1.0 + (-(v + 35.0) / 10.0).exp());
+        let an = 0.01 * vtrap(-(v + 55.0), 10.0);
+        let bn = 0.125 * (-(v + 65.0) / 80.0).exp();
+        (am, bm, ah, bh, an, bn)
+    }
+
+    /// `g`: sodium, potassium and leak conductances.
+    #[differentiable(wrt(g, i_ext))]
+    pub fn simulate(g: [f64; 3], i_ext: f64, dt: f64, trace: &mut [f64]) {
+        let mut v = -65.0;
+        let (mut m, mut h, mut n) = (0.05_f64, 0.6, 0.32_f64);
+        for k in 0..trace.len() {
+            let (am, bm, ah, bh, an, bn) = rates(v);
+            let i_na = g[0] * m.powi(3) * h * (v - 50.0);
+            let i_k = g[1] * n.powi(4) * (v + 77.0);
+            let i_l = g[2] * (v + 54.387);
+            v += dt * (i_ext - i_na - i_k - i_l);
+            m += dt * (am * (1.0 - m) - bm * m);
+            h += dt * (ah * (1.0 - h) - bh * h);
+            n += dt * (an * (1.0 - n) - bn * n);
+            trace[k] = v;
+        }
+    }
+
+    #[test]
+    fn vtrap_is_smooth_through_its_singularity() {
+        for y in [10.0, -3.0, 0.5] {
+            // The limit and the slope at 0: y and -1/2.
+            assert_eq!(vtrap(0.0, y), y);
+            let (_, (dx, dy)) = vtrap_grad(0.0, y);
+            assert_close(dx, -0.5, 1e-12, "d vtrap / dx at 0");
+            assert_close(dy, 1.0, 1e-12, "d vtrap / dy at 0");
+            for x in [1e-3, -2.0, 3.5, 12.0] {
+                let (v, (dx, dy)) = vtrap_grad(x, y);
+                let e = (x / y).exp();
+                assert_close(v, x / (e - 1.0), 1e-9, "vtrap value");
+                let by_hand = 1.0 / (e - 1.0) - x * e / (y * (e - 1.0).powi(2));
+                assert_close(dx, by_hand, 1e-8, "d vtrap / dx");
+                let by_hand_y = x * x * e / (y * y * (e - 1.0).powi(2));
+                assert_close(dy, by_hand_y, 1e-8, "d vtrap / dy");
+            }
+        }
+        // -40 makes the sodium activation rate's argument 0.
+        let (_, d_am) = rates_jvp(-40.0, 1.0);
+        assert_close(d_am.0, 0.1 * 0.5, 1e-12, "d alpha_m / dv at -40");
+    }
+
+    #[test]
+    fn trace_jacobian_and_duality() {
+        for p in points(4751, 4, 10, -1.0, 1.0) {
+            let g = [120.0 + 10.0 * p[0], 36.0 + 4.0 * p[1], 0.3 + 0.05 * p[2]];
+            let i_ext = 10.0 + 3.0 * p[3];
+            let x = [g[0], g[1], g[2], i_ext];
+            let mut trace = vec![0.0; 60];
+            let j = simulate_jacobian(g, i_ext, 0.02, &mut trace);
+            assert_eq!((j.len(), j[0].len()), (60, 4));
+            let plain = |y: &[f64]| {
+                let mut t = vec![0.0; 60];
+                simulate(arr(y), y[3], 0.02, &mut t);
+                t
+            };
+            assert_all_close(&trace, &plain(&x), 0.0, "trace written by _jacobian");
+            check_jacobian("hh trace", &x, &j, plain);
+            let c = wave(60, 0.2);
+            let t = wave(4, 0.9);
+            let mut out = vec![0.0; 60];
+            let (gg, gi) = simulate_vjp(g, i_ext, 0.02, &mut out, &c);
+            let mut d_out = vec![0.0; 60];
+            simulate_jvp(g, i_ext, 0.02, &mut out, (arr(&t), t[3]), &mut d_out);
+            check_dual("hh", &c, &d_out, &[gg[0], gg[1], gg[2], gi], &t);
+        }
+    }
+}
