@@ -665,3 +665,396 @@ mod hodgkin_huxley {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (5) A strided 1-D convolution (`const K: usize` kernel, `mul_add`, ReLU by `max(0.0)`) into an
+// output parameter, max pooling by `chunks_exact` and `fold`, a linear head, and a squared loss at
+// `order = 2` over kernel, bias and head.
+
+mod conv_pool {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn conv<const K: usize>(
+        x: &[f64],
+        kernel: [f64; K],
+        bias: f64,
+        stride: usize,
+        out: &mut [f64],
+    ) {
+        for o in 0..out.len() {
+            let start = o * stride;
+            let mut acc = bias;
+            for (k, &w) in kernel.iter().enumerate() {
+                acc = w.mul_add(x[start + k], acc);
+            }
+            out[o] = acc.max(0.0);
+        }
+    }
+
+    #[differentiable]
+    pub fn pool_head(z: &[f64], width: usize, head: &[f64]) -> f64 {
+        let mut y = 0.0;
+        for (p, window) in z.chunks_exact(width).enumerate() {
+            let m = window.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
+            y += head[p] * m;
+        }
+        y
+    }
+
+    #[differentiable(wrt(kernel, bias, head), order = 2)]
+    pub fn loss(kernel: [f64; 3], bias: f64, head: [f64; 2], x: &[f64], target: f64) -> f64 {
+        let n_out = (x.len() - 3) / 2 + 1;
+        let mut z = vec![0.0; n_out];
+        conv(x, kernel, bias, 2, &mut z);
+        let used = 2 * (n_out / 2);
+        let y = pool_head(&z[..used], n_out / 2, &head);
+        (y - target).powi(2)
+    }
+
+    fn reference(kernel: &[f64], bias: f64, head: &[f64], x: &[f64], target: f64) -> f64 {
+        let n_out = (x.len() - 3) / 2 + 1;
+        let z: Vec<f64> = (0..n_out)
+            .map(|o| (bias + (0..3).map(|k| kernel[k] * x[2 * o + k]).sum::<f64>()).max(0.0))
+            .collect();
+        let w = n_out / 2;
+        let m0 = z[..w].iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let m1 = z[w..2 * w].iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        (head[0] * m0 + head[1] * m1 - target).powi(2)
+    }
+
+    const X: [f64; 13] = [
+        0.3, -0.7, 1.2, 0.5, -0.1, 0.9, -1.3, 0.4, 0.8, -0.6, 0.2, 1.1, -0.4,
+    ];
+
+    #[test]
+    fn loss_audit() {
+        let pts = points(4761, 6, 12, -1.0, 1.0);
+        let split = |x: &[f64]| (arr::<3>(x), x[3], arr::<2>(&x[4..]));
+        let join = |a: [f64; 3], b: f64, c: [f64; 2]| {
+            let mut v = a.to_vec();
+            v.push(b);
+            v.extend_from_slice(&c);
+            v
+        };
+        for p in &pts {
+            let (k, b, h) = split(p);
+            assert_close(
+                loss(k, b, h, &X, 0.3),
+                reference(&k, b, &h, &X, 0.3),
+                1e-12,
+                "conv value",
+            );
+        }
+        audit(
+            &Items {
+                what: "conv_pool::loss",
+                primal: &|x| {
+                    let (k, b, h) = split(x);
+                    loss(k, b, h, &X, 0.3)
+                },
+                grad: &|x| {
+                    let (k, b, h) = split(x);
+                    let (v, (gk, gb, gh)) = loss_grad(k, b, h, &X, 0.3);
+                    (v, join(gk, gb, gh))
+                },
+                vjp: &|x, d| {
+                    let (k, b, h) = split(x);
+                    let (v, (gk, gb, gh)) = loss_vjp(k, b, h, &X, 0.3, d);
+                    (v, join(gk, gb, gh))
+                },
+                jvp: &|x, t| {
+                    let (k, b, h) = split(x);
+                    loss_jvp(k, b, h, &X, 0.3, split(t))
+                },
+                grad_into: &|x| {
+                    let (k, b, h) = split(x);
+                    let (mut gk, mut gb, mut gh) = ([f64::NAN; 3], f64::NAN, [f64::NAN; 2]);
+                    let v = loss_grad_into(k, b, h, &X, 0.3, (&mut gk, &mut gb, &mut gh));
+                    let (_, (ek, eb, eh)) = loss_grad(k, b, h, &X, 0.3);
+                    same_bits(&join(gk, gb, gh), &join(ek, eb, eh), "conv loss");
+                    (v, join(gk, gb, gh))
+                },
+                hvp: Some(&|x, t| {
+                    let (k, b, h) = split(x);
+                    let (v, (gk, gb, gh), (hk, hb, hh)) = loss_hvp(k, b, h, &X, 0.3, split(t));
+                    (v, join(gk, gb, gh), join(hk, hb, hh))
+                }),
+                hessian: Some(&|x| {
+                    let (k, b, h) = split(x);
+                    let (v, (gk, gb, gh), hess) = loss_hessian(k, b, h, &X, 0.3);
+                    (v, join(gk, gb, gh), hess)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+
+    #[test]
+    fn conv_jacobian_is_the_masked_patches() {
+        for p in points(4762, 4, 10, -1.0, 1.0) {
+            let (kernel, bias) = (arr::<3>(&p), p[3]);
+            let mut out = vec![0.0; 6];
+            let j = conv_jacobian(&X, kernel, bias, 2, &mut out);
+            // Columns: x (13), kernel (3), bias (1).
+            assert_eq!((j.len(), j[0].len()), (6, 17));
+            for o in 0..6 {
+                let on = if out[o] > 0.0 { 1.0 } else { 0.0 };
+                for k in 0..3 {
+                    assert_eq!(j[o][2 * o + k], on * kernel[k], "d out / d x");
+                    assert_eq!(j[o][13 + k], on * X[2 * o + k], "d out / d kernel");
+                }
+                assert_eq!(j[o][16], on, "d out / d bias");
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (6) An unscented transform of a 2-D Gaussian through polar-to-Cartesian: a 2x2 Cholesky helper
+// returning a tuple (`sqrt`), sigma points in a local array of arrays, a nonlinear helper returning a
+// tuple, the transformed mean and covariance as an array result (`_jacobian`, `_vjp`, `_jvp`).
+
+mod unscented {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn chol2(a: f64, b: f64, c: f64) -> (f64, f64, f64) {
+        let l11 = a.sqrt();
+        let l21 = b / l11;
+        let l22 = (c - l21 * l21).sqrt();
+        (l11, l21, l22)
+    }
+
+    #[differentiable]
+    pub fn to_xy(r: f64, theta: f64) -> (f64, f64) {
+        (r * theta.cos(), r * theta.sin())
+    }
+
+    /// `cov`: (var r, cov r theta, var theta); the result: mean x, mean y, cov xx, xy, yy.
+    #[differentiable(wrt(mean, cov))]
+    pub fn transform(mean: [f64; 2], cov: [f64; 3], kappa: f64) -> [f64; 5] {
+        let n = 2.0;
+        let (l11, l21, l22) = chol2(cov[0], cov[1], cov[2]);
+        let s = (n + kappa).sqrt();
+        let cols = [[l11, l21], [0.0, l22]];
+        let mut sigma = [[0.0; 2]; 5];
+        sigma[0] = mean;
+        for j in 0..2 {
+            for d in 0..2 {
+                sigma[1 + j][d] = mean[d] + s * cols[j][d];
+                sigma[3 + j][d] = mean[d] - s * cols[j][d];
+            }
+        }
+        let mut ys = [[0.0; 2]; 5];
+        let mut mx = 0.0;
+        let mut my = 0.0;
+        for i in 0..5 {
+            let w = if i == 0 { kappa / (n + kappa) } else { 0.5 / (n + kappa) };
+            let (x, y) = to_xy(sigma[i][0], sigma[i][1]);
+            ys[i] = [x, y];
+            mx += w * x;
+            my += w * y;
+        }
+        let mut out = [mx, my, 0.0, 0.0, 0.0];
+        for (i, y) in ys.iter().enumerate() {
+            let w = if i == 0 { kappa / (n + kappa) } else { 0.5 / (n + kappa) };
+            let (dx, dy) = (y[0] - mx, y[1] - my);
+            out[2] += w * dx * dx;
+            out[3] += w * dx * dy;
+            out[4] += w * dy * dy;
+        }
+        out
+    }
+
+    fn reference(mean: &[f64], cov: &[f64], kappa: f64) -> Vec<f64> {
+        let l11 = cov[0].sqrt();
+        let l21 = cov[1] / l11;
+        let l22 = (cov[2] - l21 * l21).sqrt();
+        let s = (2.0 + kappa).sqrt();
+        let offsets = [
+            [0.0, 0.0],
+            [s * l11, s * l21],
+            [0.0, s * l22],
+            [-s * l11, -s * l21],
+            [0.0, -s * l22],
+        ];
+        let w = |i: usize| if i == 0 { kappa / (2.0 + kappa) } else { 0.5 / (2.0 + kappa) };
+        let ys: Vec<(f64, f64)> = offsets
+            .iter()
+            .map(|o| {
+                let (r, t) = (mean[0] + o[0], mean[1] + o[1]);
+                (r * t.cos(), r * t.sin())
+            })
+            .collect();
+        let mx: f64 = (0..5).map(|i| w(i) * ys[i].0).sum();
+        let my: f64 = (0..5).map(|i| w(i) * ys[i].1).sum();
+        let c = |f: &dyn Fn(usize) -> f64| (0..5).map(|i| w(i) * f(i)).sum::<f64>();
+        vec![
+            mx,
+            my,
+            c(&|i| (ys[i].0 - mx).powi(2)),
+            c(&|i| (ys[i].0 - mx) * (ys[i].1 - my)),
+            c(&|i| (ys[i].1 - my).powi(2)),
+        ]
+    }
+
+    #[test]
+    fn transform_value_jacobian_and_duality() {
+        for p in points(4771, 5, 12, -1.0, 1.0) {
+            let mean = [2.0 + p[0], 0.5 * p[1]];
+            let cov = [0.1 + 0.05 * p[2], 0.02 * p[3], 0.08 + 0.03 * p[4]];
+            let kappa = 1.0;
+            let out = transform(mean, cov, kappa);
+            assert_all_close(&out, &reference(&mean, &cov, kappa), 1e-12, "ut value");
+            let x = [mean[0], mean[1], cov[0], cov[1], cov[2]];
+            let j = transform_jacobian(mean, cov, kappa);
+            assert_eq!((j.len(), j[0].len()), (5, 5));
+            check_jacobian("ut", &x, &j, |y| {
+                transform(arr(y), arr(&y[2..]), kappa).to_vec()
+            });
+            let (c, t) = (wave(5, 0.4), wave(5, 1.7));
+            let (v1, (gm, gc)) = transform_vjp(mean, cov, kappa, arr(&c));
+            let (v2, jt) = transform_jvp(mean, cov, kappa, (arr(&t), arr(&t[2..])));
+            assert_eq!(v1, v2);
+            check_dual("ut", &c, &jt, &[gm[0], gm[1], gc[0], gc[1], gc[2]], &t);
+        }
+    }
+
+    #[test]
+    fn the_cholesky_helper_by_hand() {
+        for p in points(4772, 3, 10, 0.2, 1.0) {
+            let (a, b, c) = (1.0 + p[0], 0.3 * p[1], 1.0 + p[2]);
+            let (_, (da, db, dc)) = chol2_vjp(a, b, c, (0.0, 0.0, 1.0));
+            // l22 = sqrt(c - b^2 / a).
+            let l22 = (c - b * b / a).sqrt();
+            assert_close(da, b * b / (a * a) / (2.0 * l22), 1e-12, "dl22/da");
+            assert_close(db, -2.0 * b / a / (2.0 * l22), 1e-12, "dl22/db");
+            assert_close(dc, 1.0 / (2.0 * l22), 1e-12, "dl22/dc");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (7) Soft rasterisation: circles `(cx, cy, r, alpha)` read by `chunks_exact`, the coverage a sigmoid
+// of the signed distance (`hypot`), over-composited into a pixel buffer that is an output parameter
+// cleared first (so its incoming value is not an input), and an image loss at `order = 2`.
+
+mod raster {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn sigmoid(z: f64) -> f64 {
+        1.0 / (1.0 + (-z).exp())
+    }
+
+    #[differentiable(wrt(circles))]
+    pub fn rasterise(circles: &[f64], width: usize, sharpness: f64, image: &mut [f64]) {
+        for p in 0..image.len() {
+            image[p] = 0.0;
+        }
+        let height = image.len() / width;
+        for c in circles.chunks_exact(4) {
+            for py in 0..height {
+                for px in 0..width {
+                    let (x, y) = (px as f64 + 0.5, py as f64 + 0.5);
+                    let d = (x - c[0]).hypot(y - c[1]) - c[2];
+                    let a = sigmoid(-sharpness * d) * c[3];
+                    let idx = py * width + px;
+                    image[idx] = a + (1.0 - a) * image[idx];
+                }
+            }
+        }
+    }
+
+    #[differentiable(wrt(circles), order = 2)]
+    pub fn fit(circles: &[f64], target: &[f64], width: usize) -> f64 {
+        let mut image = vec![0.0; target.len()];
+        rasterise(circles, width, 2.0, &mut image);
+        image
+            .iter()
+            .zip(target.iter())
+            .map(|(a, b)| (a - b) * (a - b))
+            .sum::<f64>()
+    }
+
+    fn reference(circles: &[f64], width: usize, height: usize) -> Vec<f64> {
+        let mut img = vec![0.0; width * height];
+        for c in circles.chunks(4) {
+            for (idx, px) in img.iter_mut().enumerate() {
+                let (x, y) = ((idx % width) as f64 + 0.5, (idx / width) as f64 + 0.5);
+                let d = ((x - c[0]).powi(2) + (y - c[1]).powi(2)).sqrt() - c[2];
+                let a = c[3] / (1.0 + (2.0 * d).exp());
+                *px = a + (1.0 - a) * *px;
+            }
+        }
+        img
+    }
+
+    fn scene(p: &[f64]) -> Vec<f64> {
+        vec![
+            2.0 + p[0],
+            2.5 + p[1],
+            1.5 + 0.3 * p[2],
+            0.7 + 0.2 * p[3],
+            3.5 + p[4],
+            2.0 + p[5],
+            1.0 + 0.3 * p[6],
+            0.5 + 0.2 * p[7],
+        ]
+    }
+
+    #[test]
+    fn rasterise_value_jacobian_and_duality() {
+        for p in points(4781, 8, 10, -1.0, 1.0) {
+            let circles = scene(&p);
+            let mut image = vec![f64::NAN; 30];
+            let j = rasterise_jacobian(&circles, 6, 2.0, &mut image);
+            assert_all_close(&image, &reference(&circles, 6, 5), 1e-12, "raster value");
+            assert_eq!((j.len(), j[0].len()), (30, 8));
+            check_jacobian("raster", &circles, &j, |x| {
+                let mut img = vec![0.0; 30];
+                rasterise(x, 6, 2.0, &mut img);
+                img
+            });
+            let (c, t) = (wave(30, 0.1), wave(8, 2.3));
+            let mut out = vec![f64::NAN; 30];
+            let g = rasterise_vjp(&circles, 6, 2.0, &mut out, &c);
+            let mut d_out = vec![0.0; 30];
+            rasterise_jvp(&circles, 6, 2.0, &mut out, t.clone(), &mut d_out);
+            check_dual("raster", &c, &d_out, &g, &t);
+        }
+    }
+
+    #[test]
+    fn fit_audit() {
+        let target = reference(&scene(&[0.2; 8]), 6, 5);
+        let pts: Vec<Vec<f64>> = points(4782, 8, 5, -1.0, 1.0)
+            .iter()
+            .map(|p| scene(p))
+            .collect();
+        audit(
+            &Items {
+                what: "raster::fit",
+                primal: &|x| fit(x, &target, 6),
+                grad: &|x| fit_grad(x, &target, 6),
+                vjp: &|x, d| fit_vjp(x, &target, 6, d),
+                jvp: &|x, t| fit_jvp(x, &target, 6, t.to_vec()),
+                grad_into: &|x| {
+                    let mut g = vec![f64::NAN; x.len()];
+                    let v = fit_grad_into(x, &target, 6, &mut g);
+                    same_bits(&g, &fit_grad(x, &target, 6).1, "raster fit");
+                    (v, g)
+                },
+                hvp: Some(&|x, t| fit_hvp(x, &target, 6, t.to_vec())),
+                hessian: Some(&|x| fit_hessian(x, &target, 6)),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
