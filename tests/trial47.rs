@@ -1058,3 +1058,435 @@ mod raster {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (8) A Kuramoto oscillator network by RK2 (midpoint): the drift (`sin` of phase differences) into an
+// output parameter, called twice per step on local buffers, the order parameter by a `fold` with a
+// tuple accumulator and `hypot`, at `order = 2` over the coupling and the natural frequencies.
+
+mod kuramoto {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn drift(theta: &[f64], omega: &[f64], k: f64, out: &mut [f64]) {
+        let n = theta.len();
+        for i in 0..n {
+            let mut s = 0.0;
+            for j in 0..n {
+                if j == i {
+                    continue;
+                }
+                s += (theta[j] - theta[i]).sin();
+            }
+            out[i] = omega[i] + k / n as f64 * s;
+        }
+    }
+
+    #[differentiable]
+    pub fn order_parameter(theta: &[f64]) -> f64 {
+        let (c, s) = theta
+            .iter()
+            .fold((0.0, 0.0), |(c, s), &t| (c + t.cos(), s + t.sin()));
+        c.hypot(s) / theta.len() as f64
+    }
+
+    #[differentiable(wrt(k, omega), order = 2)]
+    pub fn synchrony(k: f64, omega: &[f64], theta0: &[f64], dt: f64, steps: usize) -> f64 {
+        let n = theta0.len();
+        let mut th = vec![0.0; n];
+        for i in 0..n {
+            th[i] = theta0[i];
+        }
+        let mut k1 = vec![0.0; n];
+        let mut k2 = vec![0.0; n];
+        let mut mid = vec![0.0; n];
+        for _ in 0..steps {
+            drift(&th, omega, k, &mut k1);
+            for i in 0..n {
+                mid[i] = th[i] + 0.5 * dt * k1[i];
+            }
+            drift(&mid, omega, k, &mut k2);
+            for i in 0..n {
+                th[i] += dt * k2[i];
+            }
+        }
+        order_parameter(&th)
+    }
+
+    fn reference(k: f64, omega: &[f64], theta0: &[f64], dt: f64, steps: usize) -> f64 {
+        let n = theta0.len();
+        let f = |th: &[f64]| -> Vec<f64> {
+            (0..n)
+                .map(|i| {
+                    omega[i] + k / n as f64 * (0..n).map(|j| (th[j] - th[i]).sin()).sum::<f64>()
+                })
+                .collect()
+        };
+        let mut th = theta0.to_vec();
+        for _ in 0..steps {
+            let a = f(&th);
+            let mid: Vec<f64> = th.iter().zip(&a).map(|(t, d)| t + 0.5 * dt * d).collect();
+            let b = f(&mid);
+            for i in 0..n {
+                th[i] += dt * b[i];
+            }
+        }
+        let c: f64 = th.iter().map(|t| t.cos()).sum();
+        let s: f64 = th.iter().map(|t| t.sin()).sum();
+        (c * c + s * s).sqrt() / n as f64
+    }
+
+    const THETA0: [f64; 4] = [0.1, 1.3, -0.8, 2.4];
+
+    #[test]
+    fn order_parameter_by_hand() {
+        for p in points(4791, 4, 10, -3.0, 3.0) {
+            let (r, g) = order_parameter_grad(&p);
+            let c: f64 = p.iter().map(|t| t.cos()).sum();
+            let s: f64 = p.iter().map(|t| t.sin()).sum();
+            assert_close(r, c.hypot(s) / 4.0, 1e-15, "order parameter");
+            // d r / d t_i = (-c sin t_i + s cos t_i) / (n |z|).
+            let by_hand: Vec<f64> = p
+                .iter()
+                .map(|t| (-c * t.sin() + s * t.cos()) / (4.0 * c.hypot(s)))
+                .collect();
+            assert_all_close(&g, &by_hand, 1e-12, "order parameter gradient");
+        }
+    }
+
+    #[test]
+    fn synchrony_audit() {
+        let mut pts = points(4792, 5, 8, -1.0, 1.0);
+        for p in &mut pts {
+            p[0] = 1.0 + 0.8 * p[0];
+            assert_close(
+                synchrony(p[0], &p[1..], &THETA0, 0.1, 15),
+                reference(p[0], &p[1..], &THETA0, 0.1, 15),
+                1e-12,
+                "kuramoto value",
+            );
+        }
+        let join = |a: f64, b: Vec<f64>| {
+            let mut v = vec![a];
+            v.extend(b);
+            v
+        };
+        audit(
+            &Items {
+                what: "kuramoto::synchrony",
+                primal: &|x| synchrony(x[0], &x[1..], &THETA0, 0.1, 15),
+                grad: &|x| {
+                    let (v, (a, b)) = synchrony_grad(x[0], &x[1..], &THETA0, 0.1, 15);
+                    (v, join(a, b))
+                },
+                vjp: &|x, d| {
+                    let (v, (a, b)) = synchrony_vjp(x[0], &x[1..], &THETA0, 0.1, 15, d);
+                    (v, join(a, b))
+                },
+                jvp: &|x, t| synchrony_jvp(x[0], &x[1..], &THETA0, 0.1, 15, (t[0], t[1..].to_vec())),
+                grad_into: &|x| {
+                    let (mut a, mut b) = (f64::NAN, vec![f64::NAN; 4]);
+                    let v = synchrony_grad_into(x[0], &x[1..], &THETA0, 0.1, 15, (&mut a, &mut b));
+                    let (_, (ea, eb)) = synchrony_grad(x[0], &x[1..], &THETA0, 0.1, 15);
+                    same_bits(&join(a, b.clone()), &join(ea, eb), "kuramoto");
+                    (v, join(a, b))
+                },
+                hvp: Some(&|x, t| {
+                    let (v, (a, b), (ha, hb)) =
+                        synchrony_hvp(x[0], &x[1..], &THETA0, 0.1, 15, (t[0], t[1..].to_vec()));
+                    (v, join(a, b), join(ha, hb))
+                }),
+                hessian: Some(&|x| {
+                    let (v, (a, b), h) = synchrony_hessian(x[0], &x[1..], &THETA0, 0.1, 15);
+                    (v, join(a, b), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (9) SoftSort soft ranks: the scores sorted (descending) by counting ranks into a local `Vec` at
+// data-dependent positions, each row of the relaxed permutation a softmax written into an output
+// parameter (max-shifted), the soft ranks as a `Vec` result (`_jacobian`), and a rank loss at
+// `order = 2`.
+
+mod softsort {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn sorted_desc(s: &[f64]) -> Vec<f64> {
+        let n = s.len();
+        let mut out = vec![0.0; n];
+        for i in 0..n {
+            let mut pos = 0;
+            for j in 0..n {
+                if s[j] > s[i] || (s[j] == s[i] && j < i) {
+                    pos += 1;
+                }
+            }
+            out[pos] = s[i];
+        }
+        out
+    }
+
+    #[differentiable]
+    pub fn row(s: &[f64], anchor: f64, tau: f64, out: &mut [f64]) {
+        let mut m = f64::NEG_INFINITY;
+        for &v in s {
+            m = m.max(-(anchor - v).abs() / tau);
+        }
+        let mut z = 0.0;
+        for j in 0..s.len() {
+            out[j] = (-(anchor - s[j]).abs() / tau - m).exp();
+            z += out[j];
+        }
+        for j in 0..s.len() {
+            out[j] /= z;
+        }
+    }
+
+    #[differentiable(wrt(s))]
+    pub fn soft_ranks(s: &[f64], tau: f64) -> Vec<f64> {
+        let n = s.len();
+        let sorted = sorted_desc(s);
+        let mut ranks = vec![0.0; n];
+        let mut p = vec![0.0; n];
+        for i in 0..n {
+            row(s, sorted[i], tau, &mut p);
+            for j in 0..n {
+                ranks[j] += (i + 1) as f64 * p[j];
+            }
+        }
+        ranks
+    }
+
+    #[differentiable(wrt(s), order = 2)]
+    pub fn rank_loss(s: &[f64], target: &[f64], tau: f64) -> f64 {
+        let r = soft_ranks(s, tau);
+        let mut loss = 0.0;
+        for (a, b) in r.iter().zip(target.iter()) {
+            loss += (a - b).powi(2);
+        }
+        loss
+    }
+
+    fn reference(s: &[f64], tau: f64) -> Vec<f64> {
+        let mut sorted = s.to_vec();
+        sorted.sort_by(|a, b| b.partial_cmp(a).unwrap());
+        let n = s.len();
+        let mut ranks = vec![0.0; n];
+        for (i, &a) in sorted.iter().enumerate() {
+            let e: Vec<f64> = s.iter().map(|v| (-(a - v).abs() / tau).exp()).collect();
+            let z: f64 = e.iter().sum();
+            for j in 0..n {
+                ranks[j] += (i + 1) as f64 * e[j] / z;
+            }
+        }
+        ranks
+    }
+
+    #[test]
+    fn soft_ranks_value_jacobian_and_duality() {
+        for p in points(4801, 5, 12, -2.0, 2.0) {
+            let r = soft_ranks(&p, 0.3);
+            assert_all_close(&r, &reference(&p, 0.3), 1e-12, "soft ranks");
+            // A doubly stochastic relaxation: the ranks sum to 1 + 2 + ... + n.
+            assert_close(r.iter().sum::<f64>(), 15.0, 1e-12, "sum of ranks");
+            let j = soft_ranks_jacobian(&p, 0.3);
+            check_jacobian("soft ranks", &p, &j, |x| soft_ranks(x, 0.3));
+            let (c, t) = (wave(5, 0.5), wave(5, 2.0));
+            let (_, cj) = soft_ranks_vjp(&p, 0.3, c.clone());
+            let (_, jt) = soft_ranks_jvp(&p, 0.3, t.clone());
+            check_dual("soft ranks", &c, &jt, &cj, &t);
+        }
+        // Small tau: the hard ranks (1 = largest).
+        let r = soft_ranks(&[0.3, 2.0, -1.0], 1e-3);
+        assert_all_close(&r, &[2.0, 1.0, 3.0], 1e-9, "hard ranks");
+    }
+
+    #[test]
+    fn rank_loss_audit() {
+        let target = [3.0, 1.0, 4.0, 2.0, 5.0];
+        let pts = points(4802, 5, 10, -2.0, 2.0);
+        audit(
+            &Items {
+                what: "softsort::rank_loss",
+                primal: &|x| rank_loss(x, &target, 0.5),
+                grad: &|x| rank_loss_grad(x, &target, 0.5),
+                vjp: &|x, d| rank_loss_vjp(x, &target, 0.5, d),
+                jvp: &|x, t| rank_loss_jvp(x, &target, 0.5, t.to_vec()),
+                grad_into: &|x| {
+                    let mut g = vec![f64::NAN; 5];
+                    let v = rank_loss_grad_into(x, &target, 0.5, &mut g);
+                    same_bits(&g, &rank_loss_grad(x, &target, 0.5).1, "rank loss");
+                    (v, g)
+                },
+                hvp: Some(&|x, t| rank_loss_hvp(x, &target, 0.5, t.to_vec())),
+                hessian: Some(&|x| rank_loss_hessian(x, &target, 0.5)),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (10) A Morse cluster over const generic particles `[[f64; 3]; N]`: a smooth cutoff switch by an
+// `if`/`else if` chain, a neighbour test by `continue`, the pair term by `exp_m1`, energy at
+// `order = 2` over all coordinates, forces into an output parameter by a helper.
+
+mod morse {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn switch(r: f64, r_on: f64, rc: f64) -> f64 {
+        if r < r_on {
+            1.0
+        } else if r < rc {
+            let x = (r - r_on) / (rc - r_on);
+            1.0 - x * x * (3.0 - 2.0 * x)
+        } else {
+            0.0
+        }
+    }
+
+    #[differentiable]
+    pub fn pair(r: f64, depth: f64, a: f64, re: f64) -> f64 {
+        let e = (-a * (r - re)).exp_m1();
+        depth * (e * e - 1.0)
+    }
+
+    #[differentiable(wrt(pos), order = 2)]
+    pub fn energy<const N: usize>(pos: [[f64; 3]; N], depth: f64, a: f64, re: f64, rc: f64) -> f64 {
+        let mut e = 0.0;
+        for i in 0..N {
+            for j in (i + 1)..N {
+                let mut r2 = 0.0;
+                for d in 0..3 {
+                    r2 += (pos[i][d] - pos[j][d]).powi(2);
+                }
+                if r2 >= rc * rc {
+                    continue;
+                }
+                let r = r2.sqrt();
+                e += pair(r, depth, a, re) * switch(r, 0.7 * rc, rc);
+            }
+        }
+        e
+    }
+
+    fn reference(pos: &[f64], rc: f64) -> f64 {
+        let n = pos.len() / 3;
+        let mut e = 0.0;
+        for i in 0..n {
+            for j in i + 1..n {
+                let r = (0..3)
+                    .map(|d| (pos[3 * i + d] - pos[3 * j + d]).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                let s = if r < 0.7 * rc {
+                    1.0
+                } else if r < rc {
+                    let x = (r - 0.7 * rc) / (0.3 * rc);
+                    1.0 - 3.0 * x * x + 2.0 * x * x * x
+                } else {
+                    0.0
+                };
+                e += s * ((1.0 - (-1.5 * (r - 1.1)).exp()).powi(2) - 1.0);
+            }
+        }
+        e
+    }
+
+    #[test]
+    fn switch_is_c1() {
+        for (r, d) in [(0.7, 0.0), (1.0, 0.0), (0.85, -1.5 / 0.3 * 0.5 * 2.0)] {
+            let (_, g) = switch_grad(r, 0.7, 1.0);
+            // d s / d r = -6 x (1 - x) / (rc - r_on): 0 at both ends, -5 in the middle.
+            assert_close(g.0, d, 1e-9, "switch slope");
+        }
+        let (_, (dr, _, _)) = switch_grad(0.85, 0.7, 1.0);
+        assert_close(dr, -6.0 * 0.5 * 0.5 / 0.3, 1e-12, "switch slope mid");
+    }
+
+    #[test]
+    fn energy_audit() {
+        let base = [
+            [0.0, 0.0, 0.0],
+            [1.1, 0.0, 0.0],
+            [0.5, 0.9, 0.0],
+            [0.5, 0.3, 0.9],
+            [2.6, 0.2, 0.1],
+        ];
+        let pts: Vec<Vec<f64>> = points(4811, 15, 8, -0.15, 0.15)
+            .iter()
+            .map(|p| {
+                let mut x = common::contract::flatten(&base);
+                for (a, b) in x.iter_mut().zip(p) {
+                    *a += b;
+                }
+                x
+            })
+            .collect();
+        let nest = |x: &[f64]| common::contract::nested::<3, 5>(x);
+        let flat = |g: [[f64; 3]; 5]| common::contract::flatten(&g);
+        for x in &pts {
+            assert_close(energy(nest(x), 1.0, 1.5, 1.1, 2.0), reference(x, 2.0), 1e-12, "morse value");
+        }
+        audit(
+            &Items {
+                what: "morse::energy",
+                primal: &|x| energy(nest(x), 1.0, 1.5, 1.1, 2.0),
+                grad: &|x| {
+                    let (v, g) = energy_grad(nest(x), 1.0, 1.5, 1.1, 2.0);
+                    (v, flat(g))
+                },
+                vjp: &|x, d| {
+                    let (v, g) = energy_vjp(nest(x), 1.0, 1.5, 1.1, 2.0, d);
+                    (v, flat(g))
+                },
+                jvp: &|x, t| energy_jvp(nest(x), 1.0, 1.5, 1.1, 2.0, nest(t)),
+                grad_into: &|x| {
+                    let mut g = [[f64::NAN; 3]; 5];
+                    let v = energy_grad_into(nest(x), 1.0, 1.5, 1.1, 2.0, &mut g);
+                    same_bits(&flat(g), &flat(energy_grad(nest(x), 1.0, 1.5, 1.1, 2.0).1), "morse");
+                    (v, flat(g))
+                },
+                hvp: Some(&|x, t| {
+                    let (v, g, hv) = energy_hvp(nest(x), 1.0, 1.5, 1.1, 2.0, nest(t));
+                    (v, flat(g), flat(hv))
+                }),
+                hessian: Some(&|x| {
+                    let (v, g, h) = energy_hessian(nest(x), 1.0, 1.5, 1.1, 2.0);
+                    (v, flat(g), h)
+                }),
+                analytic: None,
+            },
+            &pts,
+        );
+    }
+
+    #[test]
+    fn forces_sum_to_zero_and_beyond_the_cutoff_vanish() {
+        for p in points(4812, 9, 10, -0.3, 0.3) {
+            let pos = [
+                [p[0], p[1], p[2]],
+                [1.0 + p[3], p[4], p[5]],
+                [p[6], 1.2 + p[7], p[8]],
+                [9.0, 9.0, 9.0],
+            ];
+            let (_, g) = energy_grad(pos, 1.0, 1.5, 1.1, 2.0);
+            for d in 0..3 {
+                let total: f64 = g.iter().map(|row| row[d]).sum();
+                assert!(total.abs() < 1e-12, "net force {total}");
+                assert_eq!(g[3][d], 0.0, "a far particle feels nothing");
+            }
+        }
+    }
+}
