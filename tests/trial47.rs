@@ -1490,3 +1490,206 @@ mod morse {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (11) Gray-Scott reaction-diffusion on a periodic 1-D grid: two pairs of buffers, the new values
+// computed from the old and copied back each step by `copy_from_slice`, the final `u` into an output
+// parameter (`_jacobian` over the initial `u`, feed and kill), and its total returned.
+
+mod gray_scott {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn laplacian(a: &[f64], i: usize) -> f64 {
+        let n = a.len();
+        a[(i + n - 1) % n] - 2.0 * a[i] + a[(i + 1) % n]
+    }
+
+    #[differentiable(wrt(u0, feed, kill))]
+    pub fn run(u0: &[f64], feed: f64, kill: f64, dt: f64, steps: usize, u_out: &mut [f64]) -> f64 {
+        let n = u0.len();
+        let mut u = vec![0.0; n];
+        let mut v = vec![0.0; n];
+        for i in 0..n {
+            u[i] = u0[i];
+            v[i] = 1.0 - u0[i];
+        }
+        let mut un = vec![0.0; n];
+        let mut vn = vec![0.0; n];
+        for _ in 0..steps {
+            for i in 0..n {
+                let uvv = u[i] * v[i] * v[i];
+                un[i] = u[i] + dt * (0.2 * laplacian(&u, i) - uvv + feed * (1.0 - u[i]));
+                vn[i] = v[i] + dt * (0.1 * laplacian(&v, i) + uvv - (feed + kill) * v[i]);
+            }
+            u.copy_from_slice(&un);
+            v.copy_from_slice(&vn);
+        }
+        let mut total = 0.0;
+        for i in 0..n {
+            u_out[i] = u[i];
+            total += v[i];
+        }
+        total
+    }
+
+    fn reference(u0: &[f64], feed: f64, kill: f64, dt: f64, steps: usize) -> (Vec<f64>, f64) {
+        let n = u0.len();
+        let mut u = u0.to_vec();
+        let mut v: Vec<f64> = u0.iter().map(|a| 1.0 - a).collect();
+        let lap = |a: &[f64], i: usize| a[(i + n - 1) % n] - 2.0 * a[i] + a[(i + 1) % n];
+        for _ in 0..steps {
+            let un: Vec<f64> = (0..n)
+                .map(|i| u[i] + dt * (0.2 * lap(&u, i) - u[i] * v[i] * v[i] + feed * (1.0 - u[i])))
+                .collect();
+            let vn: Vec<f64> = (0..n)
+                .map(|i| v[i] + dt * (0.1 * lap(&v, i) + u[i] * v[i] * v[i] - (feed + kill) * v[i]))
+                .collect();
+            u = un;
+            v = vn;
+        }
+        let total = v.iter().sum();
+        (u, total)
+    }
+
+    #[test]
+    fn run_value_jacobian_and_duality() {
+        for p in points(4821, 8, 10, -1.0, 1.0) {
+            let u0: Vec<f64> = p[..6].iter().map(|a| 0.5 + 0.4 * a).collect();
+            let (feed, kill) = (0.04 + 0.01 * p[6], 0.06 + 0.01 * p[7]);
+            let mut u = vec![f64::NAN; 6];
+            let total = run(&u0, feed, kill, 0.5, 12, &mut u);
+            let (ru, rt) = reference(&u0, feed, kill, 0.5, 12);
+            assert_all_close(&u, &ru, 1e-12, "gray-scott u");
+            assert_close(total, rt, 1e-12, "gray-scott total");
+
+            let mut x = u0.clone();
+            x.extend_from_slice(&[feed, kill]);
+            let plain = |y: &[f64]| {
+                let mut out = vec![0.0; 6];
+                let t = run(&y[..6], y[6], y[7], 0.5, 12, &mut out);
+                (t, out)
+            };
+            // The total's gradient (the output's cotangent zero).
+            let (v, (gu, gf, gk)) = run_grad(&u0, feed, kill, 0.5, 12, &mut u);
+            assert_eq!(v, total);
+            let mut g = gu.clone();
+            g.extend_from_slice(&[gf, gk]);
+            common::assert_fd_gradient(|y| plain(y).0, &x, &g, "gray-scott total");
+            // Both outputs at once: c0 * total + c . u_out against the tangents.
+            let (c0, c, t) = (0.7, wave(6, 0.3), wave(8, 1.2));
+            let (v1, (cu, cf, ck)) = run_vjp(&u0, feed, kill, 0.5, 12, &mut u, c0, &c);
+            let mut d_u = vec![0.0; 6];
+            let (v2, dt_total) = run_jvp(
+                &u0,
+                feed,
+                kill,
+                0.5,
+                12,
+                &mut u,
+                (t[..6].to_vec(), t[6], t[7]),
+                &mut d_u,
+            );
+            assert_eq!(v1, v2);
+            let mut cj = cu.clone();
+            cj.extend_from_slice(&[cf, ck]);
+            let mut cc = vec![c0];
+            cc.extend_from_slice(&c);
+            let mut jt = vec![dt_total];
+            jt.extend_from_slice(&d_u);
+            check_dual("gray-scott", &cc, &jt, &cj, &t);
+            let fd = common::fd_jacobian(|y| plain(y).1, &x);
+            for i in 0..6 {
+                assert_close(d_u[i], dot(&fd[i], &t), 1e-6, "gray-scott jvp of u_out");
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (12) An arithmetic-average Asian call by Monte Carlo over fixed normals: paths built in place in a
+// local `Vec` (`chunks_exact` over the normals, `enumerate`), the payoff by `max(avg - k, 0.0)`, and
+// the pathwise delta, vega and rho against the likelihood-free formulas by hand.
+
+mod asian {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn path_average(s0: f64, drift: f64, vol: f64, z: &[f64], path: &mut [f64]) -> f64 {
+        let mut s = s0;
+        for (i, &zi) in z.iter().enumerate() {
+            s *= (drift + vol * zi).exp();
+            path[i] = s;
+        }
+        path.iter().sum::<f64>() / path.len() as f64
+    }
+
+    #[differentiable(wrt(s0, sigma, r))]
+    pub fn price(s0: f64, sigma: f64, r: f64, k: f64, t: f64, normals: &[f64], steps: usize) -> f64 {
+        let dt = t / steps as f64;
+        let drift = (r - 0.5 * sigma * sigma) * dt;
+        let vol = sigma * dt.sqrt();
+        let mut path = vec![0.0; steps];
+        let mut payoff = 0.0;
+        let mut paths = 0;
+        for z in normals.chunks_exact(steps) {
+            let avg = path_average(s0, drift, vol, z, &mut path);
+            payoff += (avg - k).max(0.0);
+            paths += 1;
+        }
+        (-r * t).exp() * payoff / paths as f64
+    }
+
+    #[test]
+    fn greeks_by_hand_and_differences() {
+        let steps = 6;
+        let mut rng = common::Inputs(4831);
+        // Normals by Box-Muller from the uniform generator.
+        let normals: Vec<f64> = (0..steps * 40)
+            .map(|_| {
+                let (u1, u2) = ((rng.next() + 1.0) / 2.0 + 1e-12, (rng.next() + 1.0) / 2.0);
+                (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+            })
+            .collect();
+        for p in points(4832, 3, 10, -1.0, 1.0) {
+            let (s0, sigma, r) = (100.0 + 10.0 * p[0], 0.25 + 0.1 * p[1], 0.03 + 0.02 * p[2]);
+            let (k, t) = (100.0, 1.0);
+            let (v, (delta, vega, rho)) = price_grad(s0, sigma, r, k, t, &normals, steps);
+            // By hand: each path S_i = s0 exp(a i + b W_i), so d avg / d s0 = avg / s0, and so on.
+            let dt = t / steps as f64;
+            let disc = (-r * t).exp();
+            let (mut pv, mut d, mut vg, mut rh) = (0.0, 0.0, 0.0, 0.0);
+            for z in normals.chunks_exact(steps) {
+                let (mut s, mut w) = (s0, 0.0);
+                let (mut avg, mut avg_dsig, mut avg_dr) = (0.0, 0.0, 0.0);
+                for (i, &zi) in z.iter().enumerate() {
+                    w += zi * dt.sqrt();
+                    s *= ((r - 0.5 * sigma * sigma) * dt + sigma * dt.sqrt() * zi).exp();
+                    let ti = (i + 1) as f64 * dt;
+                    avg += s / steps as f64;
+                    avg_dsig += s * (w - sigma * ti) / steps as f64;
+                    avg_dr += s * ti / steps as f64;
+                }
+                if avg > k {
+                    pv += avg - k;
+                    d += avg / s0;
+                    vg += avg_dsig;
+                    rh += avg_dr - t * (avg - k);
+                }
+            }
+            let m = 40.0;
+            assert_close(v, disc * pv / m, 1e-12, "asian price");
+            assert_close(delta, disc * d / m, 1e-10, "asian delta");
+            assert_close(vega, disc * vg / m, 1e-10, "asian vega");
+            assert_close(rho, disc * rh / m, 1e-10, "asian rho");
+            let mut into = (0.0, 0.0, 0.0);
+            let vi = price_grad_into(s0, sigma, r, k, t, &normals, steps, (&mut into.0, &mut into.1, &mut into.2));
+            assert_eq!(vi, v);
+            same_bits(&[into.0, into.1, into.2], &[delta, vega, rho], "asian");
+            let (_, dv) = price_jvp(s0, sigma, r, k, t, &normals, steps, (0.3, -1.0, 2.0));
+            assert_close(dv, 0.3 * delta - vega + 2.0 * rho, 1e-12, "asian jvp");
+        }
+    }
+}
