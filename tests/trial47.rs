@@ -1693,3 +1693,492 @@ mod asian {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (13) A kinematic bicycle MPC: the step as a helper returning a tuple (`tan`, `atan`, `cos`, `sin`),
+// a contouring cost whose lateral reference follows the car's own `x` behind `stop_gradient`, the
+// heading error wrapped by `atan2`, control rates penalised, and plain gradient descent on the
+// controls with `_grad_into` into one buffer reused across iterations.
+
+mod bicycle {
+    use super::*;
+    use autodiff::{differentiable, stop_gradient};
+
+    const WHEELBASE: f64 = 2.5;
+    const REAR: f64 = 1.2;
+
+    #[differentiable]
+    pub fn step(state: [f64; 4], accel: f64, steer: f64, dt: f64) -> (f64, f64, f64, f64) {
+        let [x, y, psi, v] = state;
+        let beta = (REAR / WHEELBASE * steer.tan()).atan();
+        (
+            x + dt * v * (psi + beta).cos(),
+            y + dt * v * (psi + beta).sin(),
+            psi + dt * v / REAR * beta.sin(),
+            v + dt * accel,
+        )
+    }
+
+    #[differentiable]
+    pub fn lane(x: f64) -> f64 {
+        0.5 * (0.2 * x).sin()
+    }
+
+    /// `u`: (accel, steer) per step; `anchors`: the `x` at which the lane is read, or empty to read it at
+    /// the car's own (stopped) `x`.
+    #[differentiable(wrt(u))]
+    pub fn cost_with(u: &[f64], start: [f64; 4], dt: f64, anchors: &[f64]) -> f64 {
+        let mut s = start;
+        let mut total = 0.0;
+        let mut prev_steer = 0.0;
+        for (k, c) in u.chunks_exact(2).enumerate() {
+            let (x, y, psi, v) = step(s, c[0], c[1], dt);
+            s = [x, y, psi, v];
+            let anchor = if anchors.is_empty() { stop_gradient(x) } else { anchors[k] };
+            let lateral = y - lane(anchor);
+            let slope = 0.1 * (0.2 * anchor).cos();
+            let heading = (psi - slope.atan()).sin().atan2((psi - slope.atan()).cos());
+            total += lateral * lateral + 0.5 * heading * heading + 0.1 * (v - 10.0).powi(2);
+            total += 0.01 * c[0] * c[0] + 2.0 * (c[1] - prev_steer).powi(2);
+            prev_steer = c[1];
+        }
+        total
+    }
+
+    #[differentiable(wrt(u))]
+    pub fn cost(u: &[f64], start: [f64; 4], dt: f64) -> f64 {
+        cost_with(u, start, dt, &[])
+    }
+
+    fn rollout_x(u: &[f64], start: [f64; 4], dt: f64) -> Vec<f64> {
+        let mut s = start;
+        u.chunks_exact(2)
+            .map(|c| {
+                let (x, y, psi, v) = step(s, c[0], c[1], dt);
+                s = [x, y, psi, v];
+                x
+            })
+            .collect()
+    }
+
+    const START: [f64; 4] = [0.0, 0.4, 0.05, 9.0];
+
+    #[test]
+    fn the_stopped_anchor_is_a_constant() {
+        for p in points(4841, 12, 10, -0.3, 0.3) {
+            let (v, g) = cost_grad(&p, START, 0.1);
+            let anchors = rollout_x(&p, START, 0.1);
+            assert_close(v, cost_with(&p, START, 0.1, &anchors), 1e-13, "mpc value");
+            // The gradient is that of the cost with the lane read at fixed anchors.
+            common::assert_fd_gradient(|x| cost_with(x, START, 0.1, &anchors), &p, &g, "mpc");
+            let (_, g2) = cost_with_grad(&p, START, 0.1, &anchors);
+            assert_all_close(&g, &g2, 1e-12, "stopped against fixed anchors");
+            let t = wave(12, 0.8);
+            let (_, dv) = cost_jvp(&p, START, 0.1, t.clone());
+            assert_close(dv, dot(&g, &t), 1e-12, "mpc jvp");
+        }
+    }
+
+    #[test]
+    fn descent_with_grad_into() {
+        let mut u = vec![0.0; 12];
+        let mut g = vec![f64::NAN; 12];
+        let first = cost(&u, START, 0.1);
+        let mut last = first;
+        for _ in 0..60 {
+            let v = cost_grad_into(&u, START, 0.1, &mut g);
+            assert_eq!(v, last);
+            same_bits(&g, &cost_grad(&u, START, 0.1).1, "mpc");
+            for i in 0..12 {
+                u[i] -= 0.01 * g[i];
+            }
+            let next = cost(&u, START, 0.1);
+            last = next;
+        }
+        assert!(last < 0.8 * first, "descent: {first} -> {last}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (14) Rényi and Tsallis divergences between two softmax distributions: a softmax helper returning a
+// `Vec`, the power sum by `powf`, the `alpha -> 1` limit (Kullback-Leibler) by a branch calling an
+// outside `xlogy` whose gradient is registered with `#[gradient_of]` and imported by `use`, at
+// `order = 2` over the logits and `alpha`.
+
+mod special {
+    /// `x ln(x / y)`, 0 at `x = 0`.
+    pub fn xlogy_ratio(x: f64, y: f64) -> f64 {
+        if x == 0.0 {
+            0.0
+        } else {
+            x * (x / y).ln()
+        }
+    }
+}
+
+mod divergence {
+    use super::special::xlogy_ratio;
+    use super::*;
+    use autodiff::{differentiable, gradient_of};
+
+    #[gradient_of(super::special::xlogy_ratio)]
+    fn xlogy_ratio_rule(x: f64, y: f64, dy: f64) -> (f64, f64) {
+        if x == 0.0 {
+            (0.0, 0.0)
+        } else {
+            (dy * ((x / y).ln() + 1.0), -dy * x / y)
+        }
+    }
+
+    #[differentiable]
+    pub fn softmax(z: &[f64]) -> Vec<f64> {
+        let m = z.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
+        let mut p = vec![0.0; z.len()];
+        let mut total = 0.0;
+        for (i, &v) in z.iter().enumerate() {
+            p[i] = (v - m).exp();
+            total += p[i];
+        }
+        for i in 0..p.len() {
+            p[i] /= total;
+        }
+        p
+    }
+
+    #[differentiable]
+    pub fn power_sum(p: &[f64], q: &[f64], alpha: f64) -> f64 {
+        p.iter()
+            .zip(q.iter())
+            .map(|(a, b)| a.powf(alpha) * b.powf(1.0 - alpha))
+            .sum::<f64>()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn renyi(zp: &[f64], zq: &[f64], alpha: f64) -> f64 {
+        let p = softmax(zp);
+        let q = softmax(zq);
+        if (alpha - 1.0).abs() < 1e-9 {
+            let mut kl = 0.0;
+            for i in 0..p.len() {
+                kl += xlogy_ratio(p[i], q[i]);
+            }
+            return kl;
+        }
+        power_sum(&p, &q, alpha).ln() / (alpha - 1.0)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn tsallis(zp: &[f64], zq: &[f64], alpha: f64) -> f64 {
+        let p = softmax(zp);
+        let q = softmax(zq);
+        (power_sum(&p, &q, alpha) - 1.0) / (alpha - 1.0)
+    }
+
+    fn probs(z: &[f64]) -> Vec<f64> {
+        let e: Vec<f64> = z.iter().map(|v| v.exp()).collect();
+        let s: f64 = e.iter().sum();
+        e.iter().map(|v| v / s).collect()
+    }
+
+    type Div = fn(&[f64], &[f64], f64) -> f64;
+
+    fn audit_one(
+        what: &str,
+        f: Div,
+        grad: fn(&[f64], &[f64], f64) -> (f64, (Vec<f64>, Vec<f64>, f64)),
+        hessian: fn(&[f64], &[f64], f64) -> (f64, (Vec<f64>, Vec<f64>, f64), Vec<Vec<f64>>),
+        pts: &[Vec<f64>],
+    ) {
+        let join = |(a, b, c): (Vec<f64>, Vec<f64>, f64)| {
+            let mut v = a;
+            v.extend(b);
+            v.push(c);
+            v
+        };
+        for x in pts {
+            let (v, g) = grad(&x[..3], &x[3..6], x[6]);
+            assert_eq!(v, f(&x[..3], &x[3..6], x[6]));
+            let g = join(g);
+            common::assert_fd_gradient(|y| f(&y[..3], &y[3..6], y[6]), x, &g, what);
+            let (_, _, h) = hessian(&x[..3], &x[3..6], x[6]);
+            let flat_grad = |y: &[f64]| join(grad(&y[..3], &y[3..6], y[6]).1);
+            common::assert_hessian_fd(&h, flat_grad, x, 1e-5, what);
+        }
+    }
+
+    #[test]
+    fn divergences_value_gradient_and_hessian() {
+        let mut pts = points(4851, 7, 10, -1.0, 1.0);
+        for p in &mut pts {
+            p[6] = 1.6 + 0.5 * p[6];
+            let (pp, qq) = (probs(&p[..3]), probs(&p[3..6]));
+            let a = p[6];
+            let s: f64 = pp.iter().zip(&qq).map(|(x, y)| x.powf(a) * y.powf(1.0 - a)).sum();
+            assert_close(renyi(&p[..3], &p[3..6], a), s.ln() / (a - 1.0), 1e-12, "renyi");
+            assert_close(tsallis(&p[..3], &p[3..6], a), (s - 1.0) / (a - 1.0), 1e-12, "tsallis");
+        }
+        audit_one("renyi", renyi, renyi_grad, renyi_hessian, &pts);
+        audit_one("tsallis", tsallis, tsallis_grad, tsallis_hessian, &pts);
+    }
+
+    #[test]
+    fn the_kl_branch_through_the_registered_gradient() {
+        for p in points(4852, 6, 10, -1.0, 1.0) {
+            let (zp, zq) = (&p[..3], &p[3..]);
+            let (pp, qq) = (probs(zp), probs(zq));
+            let kl: f64 = pp.iter().zip(&qq).map(|(a, b)| a * (a / b).ln()).sum();
+            let (v, (gp, gq, _)) = renyi_grad(zp, zq, 1.0);
+            assert_close(v, kl, 1e-12, "kl value");
+            // d KL / d zq_i = q_i - p_i; d KL / d zp_i = p_i (ln(p_i / q_i) - KL).
+            let by_hand_q: Vec<f64> = (0..3).map(|i| qq[i] - pp[i]).collect();
+            let by_hand_p: Vec<f64> = (0..3).map(|i| pp[i] * ((pp[i] / qq[i]).ln() - kl)).collect();
+            assert_all_close(&gq, &by_hand_q, 1e-12, "kl wrt zq");
+            assert_all_close(&gp, &by_hand_p, 1e-12, "kl wrt zp");
+            // Second order through the registered rule: the Hessian in zq is diag(q) - q q^T.
+            let (_, _, h) = renyi_hessian(zp, zq, 1.0);
+            for i in 0..3 {
+                for j in 0..3 {
+                    let e = if i == j { qq[i] } else { 0.0 } - qq[i] * qq[j];
+                    assert_close(h[3 + i][3 + j], e, 1e-10, "kl hessian in zq");
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (15) An elastic rod as a `Differentiable` struct (stiffnesses active, rest lengths `#[no_grad]`):
+// the segment vector as a method returning a tuple, the turning angle by `atan2` of consecutive
+// segments' cross and dot, stretching by `hypot`, gravity, the energy at `order = 2` over the node
+// positions and (by `wrt(self, x)`) over the stiffnesses too.
+
+mod rod {
+    use super::*;
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Rod {
+        pub ks: f64,
+        pub kb: f64,
+        pub weight: f64,
+        #[no_grad]
+        pub rest: Vec<f64>,
+    }
+
+    impl Rod {
+        #[differentiable]
+        pub fn segment(x: &[f64], i: usize) -> (f64, f64) {
+            (x[2 * i + 2] - x[2 * i], x[2 * i + 3] - x[2 * i + 1])
+        }
+
+        #[differentiable(wrt(self, x))]
+        pub fn bending(&self, x: &[f64]) -> f64 {
+            let segments = x.len() / 2 - 1;
+            let mut e = 0.0;
+            for i in 1..segments {
+                let (ax, ay) = Self::segment(x, i - 1);
+                let (bx, by) = Self::segment(x, i);
+                let turn = (ax * by - ay * bx).atan2(ax * bx + ay * by);
+                let avg = 0.5 * (self.rest[i - 1] + self.rest[i]);
+                e += self.kb * turn * turn / avg;
+            }
+            e
+        }
+
+        #[differentiable(order = 2)]
+        pub fn energy(&self, x: &[f64]) -> f64 {
+            self.energy_all(x)
+        }
+
+        #[differentiable(wrt(self, x), order = 2)]
+        pub fn energy_all(&self, x: &[f64]) -> f64 {
+            let segments = x.len() / 2 - 1;
+            let mut e = self.bending(x);
+            for i in 0..segments {
+                let (dx, dy) = Self::segment(x, i);
+                let stretch = dx.hypot(dy) / self.rest[i] - 1.0;
+                e += 0.5 * self.ks * self.rest[i] * stretch * stretch;
+            }
+            for i in 0..=segments {
+                e += self.weight * x[2 * i + 1];
+            }
+            e
+        }
+    }
+
+    fn rod() -> Rod {
+        Rod {
+            ks: 50.0,
+            kb: 2.0,
+            weight: 0.3,
+            rest: vec![1.0, 0.8, 1.2, 0.9],
+        }
+    }
+
+    fn nodes(p: &[f64]) -> Vec<f64> {
+        let mut x = vec![0.0, 0.0, 1.0, 0.1, 1.7, 0.5, 2.8, 0.2, 3.5, -0.4];
+        for (a, b) in x.iter_mut().zip(p) {
+            *a += 0.2 * b;
+        }
+        x
+    }
+
+    #[test]
+    fn energy_audit_over_positions() {
+        let r = rod();
+        let pts: Vec<Vec<f64>> = points(4861, 10, 8, -1.0, 1.0).iter().map(|p| nodes(p)).collect();
+        audit(
+            &Items {
+                what: "rod::energy",
+                primal: &|x| r.energy(x),
+                grad: &|x| r.energy_grad(x),
+                vjp: &|x, d| r.energy_vjp(x, d),
+                jvp: &|x, t| r.energy_jvp(x, t.to_vec()),
+                grad_into: &|x| {
+                    let mut g = vec![f64::NAN; 10];
+                    let v = r.energy_grad_into(x, &mut g);
+                    same_bits(&g, &r.energy_grad(x).1, "rod");
+                    (v, g)
+                },
+                hvp: Some(&|x, t| r.energy_hvp(x, t.to_vec())),
+                hessian: Some(&|x| r.energy_hessian(x)),
+                analytic: None,
+            },
+            &pts,
+        );
+        // Without gravity the energy is invariant under rigid motions: translations and the
+        // infinitesimal rotation are in the Hessian's null space at an equilibrium-free point too
+        // for translations (the gradient is translation invariant).
+        let free = Rod { weight: 0.0, ..rod() };
+        for x in &pts {
+            let (_, g, h) = free.energy_hessian(x);
+            let tx: Vec<f64> = (0..10).map(|i| if i % 2 == 0 { 1.0 } else { 0.0 }).collect();
+            let rot: Vec<f64> = (0..5).flat_map(|i| [-x[2 * i + 1], x[2 * i]]).collect();
+            assert!(dot(&g, &tx).abs() < 1e-9, "net force");
+            assert!(dot(&g, &rot).abs() < 1e-9, "net torque");
+            for row in &h {
+                assert!(dot(row, &tx).abs() < 1e-8, "H times a translation");
+            }
+        }
+    }
+
+    #[test]
+    fn energy_all_hessian_over_stiffness_and_positions() {
+        let base = rod();
+        for p in points(4862, 13, 6, -1.0, 1.0) {
+            let r = Rod {
+                ks: 50.0 + 5.0 * p[10],
+                kb: 2.0 + 0.5 * p[11],
+                weight: 0.3 + 0.1 * p[12],
+                ..base.clone()
+            };
+            let x = nodes(&p[..10]);
+            let mut flat = r.to_flat();
+            flat.extend_from_slice(&x);
+            assert_eq!(flat.len(), 13);
+            let grad = |y: &[f64]| {
+                let (_, (gr, gx)) = base.from_flat(&y[..3]).energy_all_grad(&y[3..]);
+                let mut v = gr.to_flat();
+                v.extend(gx);
+                v
+            };
+            let (v, (gr, gx), h) = r.energy_all_hessian(&x);
+            assert_eq!(v, r.energy(&x));
+            assert_eq!(gr.rest, base.rest, "the no_grad field is copied");
+            let mut g = gr.to_flat();
+            g.extend_from_slice(&gx);
+            assert_all_close(&g, &grad(&flat), 1e-12, "energy_all gradient");
+            common::assert_fd_gradient(|y| base.from_flat(&y[..3]).energy(&y[3..]), &flat, &g, "rod all");
+            common::assert_hessian_fd(&h, grad, &flat, 1e-5, "rod all hessian");
+            // The energy is linear in each stiffness: those diagonal entries vanish.
+            for k in 0..3 {
+                assert_eq!(h[k][k], 0.0, "linear in stiffness {k}");
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (16) A Planck black-body band integral by composite Simpson (`powi`, a `#[custom_gradient]` Bose
+// factor `1 / exp_m1(x)`), fitted for temperature: `_derivatives` at `order = 3` in the temperature
+// against differences, and the band's temperature slope by hand.
+
+mod planck {
+    use super::*;
+    use autodiff::{custom_gradient, differentiable};
+
+    /// The second radiation constant in micrometre kelvin.
+    const C2: f64 = 14387.77;
+
+    #[custom_gradient]
+    pub fn bose(x: f64) -> (f64, impl Fn(f64) -> f64) {
+        let em1 = x.exp_m1();
+        let e = em1 + 1.0;
+        (1.0 / em1, move |dy| -dy * e / (em1 * em1))
+    }
+
+    #[differentiable]
+    pub fn spectral(lambda: f64, temp: f64) -> f64 {
+        lambda.powi(-5) * bose(C2 / (lambda * temp))
+    }
+
+    #[differentiable(order = 3)]
+    pub fn band(temp: f64, lo: f64, hi: f64, n: usize) -> f64 {
+        let h = (hi - lo) / n as f64;
+        let mut total = spectral(lo, temp) + spectral(hi, temp);
+        for i in 1..n {
+            let w = if i % 2 == 1 { 4.0 } else { 2.0 };
+            total += w * spectral(lo + i as f64 * h, temp);
+        }
+        total * h / 3.0
+    }
+
+    #[differentiable(wrt(temp), order = 3)]
+    pub fn misfit(temp: f64, bands: &[f64], observed: &[f64]) -> f64 {
+        let mut loss = 0.0;
+        for (k, w) in bands.windows(2).enumerate() {
+            let model = band(temp, w[0], w[1], 16);
+            loss += (model / observed[k]).ln().powi(2);
+        }
+        loss
+    }
+
+    #[test]
+    fn band_slope_by_hand() {
+        for t in [800.0, 1500.0, 3000.0, 5800.0] {
+            let (_, (dt, _, _)) = band_grad(t, 1.0, 3.0, 16);
+            // d/dT of lambda^-5 / (e^x - 1) with x = C2 / (lambda T) is lambda^-5 e^x x / (T (e^x - 1)^2).
+            let slope = |l: f64| {
+                let x = C2 / (l * t);
+                l.powi(-5) * x.exp() * x / (t * x.exp_m1().powi(2))
+            };
+            let h = 2.0 / 16.0;
+            let mut s = slope(1.0) + slope(3.0);
+            for i in 1..16 {
+                s += if i % 2 == 1 { 4.0 } else { 2.0 } * slope(1.0 + i as f64 * h);
+            }
+            assert_close(dt, s * h / 3.0, 1e-12, "band slope");
+        }
+    }
+
+    #[test]
+    fn misfit_derivatives_against_differences() {
+        let bands = [0.8, 1.2, 2.0, 3.5];
+        let observed: Vec<f64> = bands.windows(2).map(|w| band(2500.0, w[0], w[1], 16)).collect();
+        for t in [1800.0, 2200.0, 2500.0, 2900.0, 3400.0] {
+            let d = misfit_derivatives(t, &bands, &observed);
+            assert_eq!(d[0], misfit(t, &bands, &observed));
+            let h = 1e-2;
+            let fd = |k: usize, s: f64| misfit_derivatives(t + s, &bands, &observed)[k];
+            for k in 0..3 {
+                let diff = (8.0 * (fd(k, h) - fd(k, -h)) - (fd(k, 2.0 * h) - fd(k, -2.0 * h))) / (12.0 * h);
+                assert_close(d[k + 1], diff, 1e-6, &format!("misfit derivative {}", k + 1));
+            }
+            let (_, g) = misfit_grad(t, &bands, &observed);
+            assert_eq!(g, d[1]);
+            let (_, g2, h2) = misfit_hessian(t, &bands, &observed);
+            assert_eq!((g2, h2[0][0]), (d[1], d[2]));
+        }
+        assert_eq!(misfit_grad(2500.0, &bands, &observed).1, 0.0, "the minimum");
+    }
+}
