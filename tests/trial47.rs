@@ -2182,3 +2182,529 @@ mod planck {
         assert_eq!(misfit_grad(2500.0, &bands, &observed).1, 0.0, "the minimum");
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (17) Sphere tracing a smooth union of two circles: a smooth minimum helper, a `while` loop with a
+// compound condition and an early `break` on a hit, the depth per ray into an output parameter, and a
+// silhouette loss over the depths (`_jacobian` of the depths over the scene).
+
+mod sphere_trace {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn smooth_min(a: f64, b: f64, k: f64) -> f64 {
+        let h = (0.5 + 0.5 * (b - a) / k).clamp(0.0, 1.0);
+        b + (a - b) * h - k * h * (1.0 - h)
+    }
+
+    /// `scene`: (x, y, r) of two circles.
+    #[differentiable]
+    pub fn sdf(px: f64, py: f64, scene: &[f64]) -> f64 {
+        let d1 = (px - scene[0]).hypot(py - scene[1]) - scene[2];
+        let d2 = (px - scene[3]).hypot(py - scene[4]) - scene[5];
+        smooth_min(d1, d2, 0.3)
+    }
+
+    /// Rays from `(-4, y_k)` along `+x`; the depth at which each hits, or `t_max`.
+    #[differentiable(wrt(scene))]
+    pub fn trace(scene: &[f64], ys: &[f64], t_max: f64, depth: &mut [f64]) {
+        for (k, &y) in ys.iter().enumerate() {
+            let mut t = 0.0;
+            let mut steps = 0;
+            while t < t_max && steps < 200 {
+                let d = sdf(-4.0 + t, y, scene);
+                if d < 1e-10 {
+                    break;
+                }
+                t += d;
+                steps += 1;
+            }
+            depth[k] = t.min(t_max);
+        }
+    }
+
+    #[test]
+    fn depths_against_the_circle_intersection() {
+        // One circle alone (the other far away): the hit is where the ray meets it.
+        for p in points(4871, 3, 10, -1.0, 1.0) {
+            let scene = [0.5 * p[0], 0.3 * p[1], 1.0 + 0.2 * p[2], 50.0, 50.0, 0.1];
+            let ys = [-0.4, 0.0, 0.5];
+            let mut depth = vec![0.0; 3];
+            let j = trace_jacobian(&scene, &ys, 10.0, &mut depth);
+            for (k, &y) in ys.iter().enumerate() {
+                let dy = y - scene[1];
+                let half = (scene[2] * scene[2] - dy * dy).sqrt();
+                let hit = scene[0] - half + 4.0;
+                assert_close(depth[k], hit, 1e-8, "sphere-traced depth");
+                // d hit / d (cx, cy, r) = (1, -dy / half, -r / half).
+                assert_close(j[k][0], 1.0, 1e-6, "d depth / d cx");
+                assert_close(j[k][1], -dy / half, 1e-6, "d depth / d cy");
+                assert_close(j[k][2], -scene[2] / half, 1e-6, "d depth / d r");
+            }
+        }
+    }
+
+    #[test]
+    fn trace_jacobian_and_duality() {
+        let ys = [-1.2, -0.5, 0.1, 0.6, 1.3, 3.5];
+        for p in points(4872, 6, 10, -1.0, 1.0) {
+            let scene = [
+                -0.5 + 0.2 * p[0],
+                -0.4 + 0.2 * p[1],
+                0.8 + 0.1 * p[2],
+                0.9 + 0.2 * p[3],
+                0.5 + 0.2 * p[4],
+                0.7 + 0.1 * p[5],
+            ];
+            let mut depth = vec![0.0; 6];
+            let j = trace_jacobian(&scene, &ys, 8.0, &mut depth);
+            assert_eq!(depth[5], 8.0, "a ray that misses");
+            assert!(j[5].iter().all(|v| *v == 0.0), "a miss has no derivative");
+            // The converged hits: against differences of the traced depth (a sphere-traced hit is
+            // converged to 1e-10, so differences see the hit's own derivative).
+            let fd = common::fd_jacobian(
+                |x| {
+                    let mut d = vec![0.0; 6];
+                    trace(x, &ys, 8.0, &mut d);
+                    d[..5].to_vec()
+                },
+                &scene,
+            );
+            for k in 0..5 {
+                // The unrolled iteration's derivative tends to the hit's as the march converges.
+                assert_all_close(&j[k], &fd[k], 1e-4, "trace jacobian against differences");
+            }
+            let (c, t) = (wave(6, 0.2), wave(6, 1.4));
+            let mut out = vec![0.0; 6];
+            let g = trace_vjp(&scene, &ys, 8.0, &mut out, &c);
+            let mut d_out = vec![0.0; 6];
+            trace_jvp(&scene, &ys, 8.0, &mut out, t.clone(), &mut d_out);
+            check_dual("trace", &c, &d_out, &g, &t);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (18) Inverse kinematics of a planar 3-link arm by damped least squares: forward kinematics returning
+// a tuple, joint limits by `clamp`, the 2x3 Jacobian written by hand into a local array, a `while`
+// loop that stops early (`break`) once within tolerance, and the final error as a function of the
+// target and the damping (`_grad` against differences, `wrt(..)`).
+
+mod ik {
+    use super::*;
+    use autodiff::differentiable;
+    use std::f64::consts::PI;
+
+    const LINKS: [f64; 3] = [1.0, 0.8, 0.5];
+
+    #[differentiable]
+    pub fn tip(q: [f64; 3]) -> (f64, f64) {
+        let mut angle = 0.0;
+        let (mut x, mut y) = (0.0, 0.0);
+        for i in 0..3 {
+            angle += q[i];
+            x += LINKS[i] * angle.cos();
+            y += LINKS[i] * angle.sin();
+        }
+        (x, y)
+    }
+
+    #[differentiable(wrt(target, damping))]
+    pub fn solve(target: [f64; 2], damping: f64, iterations: usize) -> f64 {
+        let mut q = [0.3, 0.4, 0.2];
+        let mut it = 0;
+        let mut err = f64::INFINITY;
+        while it < iterations && err > 1e-9 {
+            let (x, y) = tip(q);
+            let (ex, ey) = (target[0] - x, target[1] - y);
+            err = ex.hypot(ey);
+            if err < 1e-3 {
+                break;
+            }
+            let mut jac = [[0.0; 3]; 2];
+            let mut angle = 0.0;
+            let mut cum = [0.0; 3];
+            for i in 0..3 {
+                angle += q[i];
+                cum[i] = angle;
+            }
+            for i in 0..3 {
+                for k in i..3 {
+                    jac[0][i] -= LINKS[k] * cum[k].sin();
+                    jac[1][i] += LINKS[k] * cum[k].cos();
+                }
+            }
+            // dq = J^T (J J^T + lambda^2 I)^-1 e, with the 2x2 inverse by hand.
+            let mut a = [[0.0; 2]; 2];
+            for r in 0..2 {
+                for c in 0..2 {
+                    for i in 0..3 {
+                        a[r][c] += jac[r][i] * jac[c][i];
+                    }
+                }
+                a[r][r] += damping * damping;
+            }
+            let det = a[0][0] * a[1][1] - a[0][1] * a[1][0];
+            let w0 = (a[1][1] * ex - a[0][1] * ey) / det;
+            let w1 = (a[0][0] * ey - a[1][0] * ex) / det;
+            for i in 0..3 {
+                q[i] = (q[i] + jac[0][i] * w0 + jac[1][i] * w1).clamp(-PI, PI);
+            }
+            it += 1;
+        }
+        let (x, y) = tip(q);
+        (target[0] - x).hypot(target[1] - y)
+    }
+
+    #[test]
+    fn solve_gradient_against_differences() {
+        for p in points(4881, 3, 12, -1.0, 1.0) {
+            let target = [1.2 + 0.3 * p[0], 0.6 + 0.3 * p[1]];
+            let damping = 0.6 + 0.2 * p[2];
+            let (v, (gt, gd)) = solve_grad(target, damping, 4);
+            assert_eq!(v, solve(target, damping, 4));
+            let g = [gt[0], gt[1], gd];
+            common::assert_fd_gradient(|x| solve(arr(x), x[2], 4), &[target[0], target[1], damping], &g, "ik");
+            let mut into = ([f64::NAN; 2], f64::NAN);
+            let vi = solve_grad_into(target, damping, 4, (&mut into.0, &mut into.1));
+            assert_eq!(vi, v);
+            same_bits(&[into.0[0], into.0[1], into.1], &g, "ik");
+            let t = wave(3, 0.6);
+            let (_, dv) = solve_jvp(target, damping, 4, ([t[0], t[1]], t[2]));
+            assert_close(dv, dot(&g, &t), 1e-12, "ik jvp");
+        }
+    }
+
+    #[test]
+    fn a_reached_target_stops_early() {
+        // A target on the arm's own tip: the first iteration breaks, the error is 0 at the start
+        // configuration, and its gradient in the target is the unit error direction (here 0 / 0: the
+        // hypot convention at the origin).
+        let (x, y) = tip([0.3, 0.4, 0.2]);
+        let (v, (gt, gd)) = solve_grad([x + 3e-4, y], 0.5, 10);
+        assert_close(v, 3e-4, 1e-9, "early exit error");
+        assert_all_close(&gt, &[1.0, 0.0], 1e-9, "early exit gradient");
+        assert_eq!(gd, 0.0, "no iteration ran: the damping is not read");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (19) Quaternion-free rotation interpolation on the sphere: `slerp` with `acos` of a clamped dot and
+// its small-angle branch on `f64::EPSILON`, an `if let` on an optional pivot index, `match` on an
+// integer easing mode (`|` and range patterns), and a path length at `order = 2`.
+
+mod slerp {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn normalize(v: [f64; 3]) -> [f64; 3] {
+        let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        [v[0] / n, v[1] / n, v[2] / n]
+    }
+
+    #[differentiable]
+    pub fn slerp(a: [f64; 3], b: [f64; 3], t: f64) -> [f64; 3] {
+        let cos = (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]).clamp(-1.0, 1.0);
+        let omega = cos.acos();
+        let s = omega.sin();
+        if s < 1e3 * f64::EPSILON {
+            return [
+                a[0] + t * (b[0] - a[0]),
+                a[1] + t * (b[1] - a[1]),
+                a[2] + t * (b[2] - a[2]),
+            ];
+        }
+        let (wa, wb) = (((1.0 - t) * omega).sin() / s, (t * omega).sin() / s);
+        [
+            wa * a[0] + wb * b[0],
+            wa * a[1] + wb * b[1],
+            wa * a[2] + wb * b[2],
+        ]
+    }
+
+    #[differentiable]
+    pub fn ease(t: f64, mode: u8) -> f64 {
+        match mode {
+            0 => t,
+            1 | 2 => t * t * (3.0 - 2.0 * t),
+            3..=9 => 0.5 - 0.5 * (std::f64::consts::PI * t).cos(),
+            _ => t.sqrt(),
+        }
+    }
+
+    /// The chord length of a path `a -> pivot -> b` (or `a -> b`) sampled at eased times.
+    #[differentiable(wrt(a, b, pivot), order = 2)]
+    pub fn path_length(a: [f64; 3], b: [f64; 3], pivot: [f64; 3], via: Option<usize>, mode: u8) -> f64 {
+        let (a, b) = (normalize(a), normalize(b));
+        let mut ends = [[0.0; 3]; 2];
+        for d in 0..3 {
+            ends[0][d] = a[d];
+            ends[1][d] = b[d];
+        }
+        if let Some(k) = via {
+            let c = normalize(pivot);
+            for d in 0..3 {
+                ends[k][d] = c[d];
+            }
+        }
+        let mut prev = [0.0; 3];
+        for d in 0..3 {
+            prev[d] = ends[0][d];
+        }
+        let mut total = 0.0;
+        for i in 1..=8 {
+            let p = slerp(ends[0], ends[1], ease(i as f64 / 8.0, mode));
+            total += (p[0] - prev[0]).hypot(p[1] - prev[1]).hypot(p[2] - prev[2]);
+            prev = p;
+        }
+        total
+    }
+
+    #[test]
+    fn slerp_is_on_the_sphere_and_its_jacobian() {
+        for p in points(4891, 7, 10, -1.0, 1.0) {
+            let (a, b) = (normalize(arr(&p)), normalize(arr(&p[3..])));
+            let t = 0.5 + 0.4 * p[6];
+            let s = slerp(a, b, t);
+            assert_close(dot(&s, &s), 1.0, 1e-12, "on the sphere");
+            let j = slerp_jacobian(a, b, t);
+            let mut x = a.to_vec();
+            x.extend_from_slice(&b);
+            x.push(t);
+            check_jacobian("slerp", &x, &j, |y| slerp(arr(y), arr(&y[3..]), y[6]).to_vec());
+            // d slerp / dt at any t has length omega (unit speed in angle).
+            let omega = dot(&a, &b).acos();
+            let speed: f64 = (0..3).map(|i| j[i][6] * j[i][6]).sum::<f64>().sqrt();
+            assert_close(speed, omega, 1e-10, "angular speed");
+        }
+        // The small-angle branch: a == b.
+        let a = normalize([0.3, -0.2, 0.9]);
+        let j = slerp_jacobian(a, a, 0.3);
+        for i in 0..3 {
+            assert_close(j[i][i], 0.7, 1e-12, "d slerp / d a at a = b");
+            assert_close(j[i][3 + i], 0.3, 1e-12, "d slerp / d b at a = b");
+        }
+    }
+
+    #[test]
+    fn path_length_audit() {
+        let pts = points(4892, 9, 6, -1.0, 1.0);
+        let split = |x: &[f64]| (arr::<3>(x), arr::<3>(&x[3..]), arr::<3>(&x[6..]));
+        let join = |(a, b, c): ([f64; 3], [f64; 3], [f64; 3])| {
+            let mut v = a.to_vec();
+            v.extend_from_slice(&b);
+            v.extend_from_slice(&c);
+            v
+        };
+        for (via, mode) in [(None, 0), (Some(1), 2), (Some(0), 5), (None, 12)] {
+            audit(
+                &Items {
+                    what: "slerp::path_length",
+                    primal: &|x| {
+                        let (a, b, c) = split(x);
+                        path_length(a, b, c, via, mode)
+                    },
+                    grad: &|x| {
+                        let (a, b, c) = split(x);
+                        let (v, g) = path_length_grad(a, b, c, via, mode);
+                        (v, join(g))
+                    },
+                    vjp: &|x, d| {
+                        let (a, b, c) = split(x);
+                        let (v, g) = path_length_vjp(a, b, c, via, mode, d);
+                        (v, join(g))
+                    },
+                    jvp: &|x, t| {
+                        let (a, b, c) = split(x);
+                        path_length_jvp(a, b, c, via, mode, split(t))
+                    },
+                    grad_into: &|x| {
+                        let (a, b, c) = split(x);
+                        let mut g = ([f64::NAN; 3], [f64::NAN; 3], [f64::NAN; 3]);
+                        let v = path_length_grad_into(a, b, c, via, mode, (&mut g.0, &mut g.1, &mut g.2));
+                        same_bits(&join(g), &join(path_length_grad(a, b, c, via, mode).1), "slerp");
+                        (v, join(g))
+                    },
+                    hvp: Some(&|x, t| {
+                        let (a, b, c) = split(x);
+                        let (v, g, hv) = path_length_hvp(a, b, c, via, mode, split(t));
+                        (v, join(g), join(hv))
+                    }),
+                    hessian: Some(&|x| {
+                        let (a, b, c) = split(x);
+                        let (v, g, h) = path_length_hessian(a, b, c, via, mode);
+                        (v, join(g), h)
+                    }),
+                    analytic: None,
+                },
+                &pts,
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (20) Real roots of a depressed cubic by the trigonometric and Cardano methods (`acos`, `cbrt`,
+// `signum`), chosen by the sign of the discriminant, the largest root found by a `fold`, and the
+// root's derivative in the coefficients against implicit differentiation.
+
+mod cubic {
+    use super::*;
+    use autodiff::differentiable;
+
+    /// The largest real root of `x^3 + p x + q`.
+    #[differentiable]
+    pub fn largest_root(p: f64, q: f64) -> f64 {
+        let disc = (q / 2.0).powi(2) + (p / 3.0).powi(3);
+        if disc > 0.0 {
+            let s = disc.sqrt();
+            let u = (-q / 2.0 + s).cbrt();
+            let v = -q / 2.0 - s;
+            return u + v.signum() * v.abs().cbrt();
+        }
+        let r = 2.0 * (-p / 3.0).sqrt();
+        let phi = (3.0 * q / (p * r)).clamp(-1.0, 1.0).acos();
+        let roots = [
+            r * (phi / 3.0).cos(),
+            r * ((phi + 2.0 * std::f64::consts::PI) / 3.0).cos(),
+            r * ((phi + 4.0 * std::f64::consts::PI) / 3.0).cos(),
+        ];
+        roots.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x))
+    }
+
+    #[test]
+    fn root_and_its_implicit_derivative() {
+        for pt in points(4901, 2, 16, -3.0, 3.0) {
+            let (p, q) = (pt[0], pt[1]);
+            let (x, (dp, dq)) = largest_root_grad(p, q);
+            assert!((x.powi(3) + p * x + q).abs() < 1e-10, "a root: {p} {q} -> {x}");
+            // F(x, p, q) = x^3 + p x + q = 0: dx/dp = -x / (3x^2 + p), dx/dq = -1 / (3x^2 + p).
+            let fx = 3.0 * x * x + p;
+            assert_close(dp, -x / fx, 1e-8, "d root / dp");
+            assert_close(dq, -1.0 / fx, 1e-8, "d root / dq");
+            let (_, dv) = largest_root_jvp(p, q, (0.4, -0.9));
+            assert_close(dv, 0.4 * dp - 0.9 * dq, 1e-10, "root jvp");
+            assert_eq!(largest_root(p, q), x);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Regressions of what these projects found: an `if let` (rewritten into the `match` it means), and the
+// parts of `let (u, v) = (f(a), g(b));` that calls return as arrays (before: "`u` is not known here
+// to hold a slice, `Vec` or array of floats").
+
+mod regressions {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn unit(v: [f64; 3]) -> [f64; 3] {
+        let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        [v[0] / n, v[1] / n, v[2] / n]
+    }
+
+    /// A field bound by `match` on an `Option<f64>` parameter (before: rustc's E0277 `__S: Constant<__S>`
+    /// in the generic copy, which lifted the field though the copy's `Option<__S>` held it lifted).
+    #[differentiable]
+    pub fn matched(x: f64, scale: Option<f64>) -> f64 {
+        match scale {
+            Some(k) => k * x.sin(),
+            None => x,
+        }
+    }
+
+    /// The parts made before either is bound: the names swap.
+    #[differentiable(order = 2)]
+    pub fn tuple_of_calls(a: [f64; 3], b: [f64; 3]) -> f64 {
+        let (a, b) = (unit(b), unit(a));
+        let (s, c) = (a[0].sin(), b[1]);
+        a[0] * b[1] + a[2] * c * s
+    }
+
+    #[differentiable(order = 2)]
+    pub fn pivoted(x: f64, pivot: Option<usize>, w: &[f64]) -> f64 {
+        if let Some(i) = pivot {
+            return w[i] * x.powi(3);
+        }
+        x.sin()
+    }
+
+    #[differentiable]
+    pub fn if_let(x: f64, scale: Option<f64>, pivot: Option<usize>, w: &[f64]) -> f64 {
+        let mut y = if let Some(k) = scale { k * x } else { x };
+        if let Some(i) = pivot {
+            y += w[i] * x * x;
+        } else if let None = scale {
+            y -= w[0];
+        }
+        if let 1..=3 = w.len() {
+            y *= 2.0;
+        }
+        y
+    }
+
+    fn flat(g: ([f64; 3], [f64; 3])) -> Vec<f64> {
+        let mut v = g.0.to_vec();
+        v.extend_from_slice(&g.1);
+        v
+    }
+
+    #[test]
+    fn a_match_on_an_option_of_a_float() {
+        for x in [-1.3, 0.4, 2.2] {
+            let (v, d) = matched_grad(x, Some(2.5));
+            assert_eq!(v, 2.5 * x.sin());
+            assert_close(d, 2.5 * x.cos(), 1e-15, "matched slope");
+            assert_eq!(matched_jvp(x, Some(2.5), 2.0), (v, 2.0 * d));
+            assert_eq!(matched_grad(x, None), (x, 1.0));
+            assert_eq!(matched(x, Some(2.5)), v);
+        }
+    }
+
+    #[test]
+    fn tuple_of_array_calls() {
+        let f = |x: &[f64]| tuple_of_calls(arr(x), arr(&x[3..]));
+        for p in points(4911, 6, 12, 0.2, 1.5) {
+            let (a, b) = (arr::<3>(&p), arr::<3>(&p[3..]));
+            let (ua, ub) = (unit(a), unit(b));
+            let v = f(&p);
+            assert_close(v, ub[0] * ua[1] + ub[2] * ua[1] * ub[0].sin(), 1e-15, "swapped value");
+            let (gv, g) = tuple_of_calls_grad(a, b);
+            assert_eq!(gv, v);
+            common::assert_fd_gradient(f, &p, &flat(g), "tuple of calls");
+            let (_, _, h) = tuple_of_calls_hessian(a, b);
+            let grad = |x: &[f64]| flat(tuple_of_calls_grad(arr(x), arr(&x[3..])).1);
+            common::assert_hessian_fd(&h, grad, &p, 1e-5, "tuple of calls hessian");
+        }
+    }
+
+    #[test]
+    fn if_let_on_inactive_options() {
+        let w = [0.5, -1.5, 2.0];
+        for x in [-1.3, 0.4, 2.2] {
+            let cases: [(Option<f64>, Option<usize>, &[f64], f64, f64); 5] = [
+                (Some(3.0), Some(1), &w, 2.0 * (3.0 * x - 1.5 * x * x), 2.0 * (3.0 - 3.0 * x)),
+                (Some(3.0), None, &w, 2.0 * 3.0 * x, 6.0),
+                (None, None, &w, 2.0 * (x - 0.5), 2.0),
+                (None, Some(2), &w, 2.0 * (x + 2.0 * x * x), 2.0 * (1.0 + 4.0 * x)),
+                (None, None, &[0.5, 1.0, 1.0, 1.0], x - 0.5, 1.0),
+            ];
+            for (scale, pivot, ws, value, slope) in cases {
+                assert_close(if_let(x, scale, pivot, ws), value, 1e-15, "if let value");
+                let (v, (dx, _)) = if_let_grad(x, scale, pivot, ws);
+                assert_eq!(v, if_let(x, scale, pivot, ws));
+                assert_close(dx, slope, 1e-15, "if let slope");
+            }
+            let (v, (gx, _), h) = pivoted_hessian(x, Some(2), &w);
+            assert_all_close(&[v, gx, h[0][0]], &[2.0 * x.powi(3), 6.0 * x * x, 12.0 * x], 1e-15, "pivoted");
+            let (v, (gx, _), h) = pivoted_hessian(x, None, &w);
+            assert_all_close(&[v, gx, h[0][0]], &[x.sin(), x.cos(), -x.sin()], 1e-15, "not pivoted");
+            let (_, (_, gw), h) = pivoted_hessian(x, Some(1), &w);
+            assert_all_close(&gw, &[0.0, x.powi(3), 0.0], 1e-15, "pivoted wrt w");
+            assert_all_close(&h[0], &[-9.0 * x, 0.0, 3.0 * x * x, 0.0], 1e-15, "pivoted hessian");
+        }
+    }
+}
