@@ -261,7 +261,12 @@ mod lstm {
                     h[j] = h_new[j];
                 }
             }
-            let y = self.head.iter().zip(h.iter()).map(|(w, v)| w * v).sum::<f64>();
+            let y = self
+                .head
+                .iter()
+                .zip(h.iter())
+                .map(|(w, v)| w * v)
+                .sum::<f64>();
             (y - target).powi(2)
         }
     }
@@ -320,7 +325,12 @@ mod lstm {
         let pts: Vec<Vec<f64>> = (0..10).map(|k| model(4712 + k).to_flat()).collect();
         for p in &pts {
             let m = base.from_flat(p);
-            assert_close(m.loss(&XS, 0.4), reference(&m, &XS, 0.4), 1e-12, "lstm value");
+            assert_close(
+                m.loss(&XS, 0.4),
+                reference(&m, &XS, 0.4),
+                1e-12,
+                "lstm value",
+            );
             assert_eq!(m.hidden, 2);
         }
         audit(
@@ -720,7 +730,10 @@ mod conv_pool {
             .collect();
         let w = n_out / 2;
         let m0 = z[..w].iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-        let m1 = z[w..2 * w].iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let m1 = z[w..2 * w]
+            .iter()
+            .cloned()
+            .fold(f64::NEG_INFINITY, f64::max);
         (head[0] * m0 + head[1] * m1 - target).powi(2)
     }
 
@@ -853,7 +866,11 @@ mod unscented {
         let mut mx = 0.0;
         let mut my = 0.0;
         for i in 0..5 {
-            let w = if i == 0 { kappa / (n + kappa) } else { 0.5 / (n + kappa) };
+            let w = if i == 0 {
+                kappa / (n + kappa)
+            } else {
+                0.5 / (n + kappa)
+            };
             let (x, y) = to_xy(sigma[i][0], sigma[i][1]);
             ys[i] = [x, y];
             mx += w * x;
@@ -861,7 +878,11 @@ mod unscented {
         }
         let mut out = [mx, my, 0.0, 0.0, 0.0];
         for (i, y) in ys.iter().enumerate() {
-            let w = if i == 0 { kappa / (n + kappa) } else { 0.5 / (n + kappa) };
+            let w = if i == 0 {
+                kappa / (n + kappa)
+            } else {
+                0.5 / (n + kappa)
+            };
             let (dx, dy) = (y[0] - mx, y[1] - my);
             out[2] += w * dx * dx;
             out[3] += w * dx * dy;
@@ -882,7 +903,13 @@ mod unscented {
             [-s * l11, -s * l21],
             [0.0, -s * l22],
         ];
-        let w = |i: usize| if i == 0 { kappa / (2.0 + kappa) } else { 0.5 / (2.0 + kappa) };
+        let w = |i: usize| {
+            if i == 0 {
+                kappa / (2.0 + kappa)
+            } else {
+                0.5 / (2.0 + kappa)
+            }
+        };
         let ys: Vec<(f64, f64)> = offsets
             .iter()
             .map(|o| {
@@ -1184,7 +1211,9 @@ mod kuramoto {
                     let (v, (a, b)) = synchrony_vjp(x[0], &x[1..], &THETA0, 0.1, 15, d);
                     (v, join(a, b))
                 },
-                jvp: &|x, t| synchrony_jvp(x[0], &x[1..], &THETA0, 0.1, 15, (t[0], t[1..].to_vec())),
+                jvp: &|x, t| {
+                    synchrony_jvp(x[0], &x[1..], &THETA0, 0.1, 15, (t[0], t[1..].to_vec()))
+                },
                 grad_into: &|x| {
                     let (mut a, mut b) = (f64::NAN, vec![f64::NAN; 4]);
                     let v = synchrony_grad_into(x[0], &x[1..], &THETA0, 0.1, 15, (&mut a, &mut b));
@@ -1437,7 +1466,12 @@ mod morse {
         let nest = |x: &[f64]| common::contract::nested::<3, 5>(x);
         let flat = |g: [[f64; 3]; 5]| common::contract::flatten(&g);
         for x in &pts {
-            assert_close(energy(nest(x), 1.0, 1.5, 1.1, 2.0), reference(x, 2.0), 1e-12, "morse value");
+            assert_close(
+                energy(nest(x), 1.0, 1.5, 1.1, 2.0),
+                reference(x, 2.0),
+                1e-12,
+                "morse value",
+            );
         }
         audit(
             &Items {
@@ -1455,7 +1489,11 @@ mod morse {
                 grad_into: &|x| {
                     let mut g = [[f64::NAN; 3]; 5];
                     let v = energy_grad_into(nest(x), 1.0, 1.5, 1.1, 2.0, &mut g);
-                    same_bits(&flat(g), &flat(energy_grad(nest(x), 1.0, 1.5, 1.1, 2.0).1), "morse");
+                    same_bits(
+                        &flat(g),
+                        &flat(energy_grad(nest(x), 1.0, 1.5, 1.1, 2.0).1),
+                        "morse",
+                    );
                     (v, flat(g))
                 },
                 hvp: Some(&|x, t| {
@@ -1627,7 +1665,15 @@ mod asian {
     }
 
     #[differentiable(wrt(s0, sigma, r))]
-    pub fn price(s0: f64, sigma: f64, r: f64, k: f64, t: f64, normals: &[f64], steps: usize) -> f64 {
+    pub fn price(
+        s0: f64,
+        sigma: f64,
+        r: f64,
+        k: f64,
+        t: f64,
+        normals: &[f64],
+        steps: usize,
+    ) -> f64 {
         let dt = t / steps as f64;
         let drift = (r - 0.5 * sigma * sigma) * dt;
         let vol = sigma * dt.sqrt();
@@ -1685,7 +1731,16 @@ mod asian {
             assert_close(vega, disc * vg / m, 1e-10, "asian vega");
             assert_close(rho, disc * rh / m, 1e-10, "asian rho");
             let mut into = (0.0, 0.0, 0.0);
-            let vi = price_grad_into(s0, sigma, r, k, t, &normals, steps, (&mut into.0, &mut into.1, &mut into.2));
+            let vi = price_grad_into(
+                s0,
+                sigma,
+                r,
+                k,
+                t,
+                &normals,
+                steps,
+                (&mut into.0, &mut into.1, &mut into.2),
+            );
             assert_eq!(vi, v);
             same_bits(&[into.0, into.1, into.2], &[delta, vega, rho], "asian");
             let (_, dv) = price_jvp(s0, sigma, r, k, t, &normals, steps, (0.3, -1.0, 2.0));
@@ -1734,7 +1789,11 @@ mod bicycle {
         for (k, c) in u.chunks_exact(2).enumerate() {
             let (x, y, psi, v) = step(s, c[0], c[1], dt);
             s = [x, y, psi, v];
-            let anchor = if anchors.is_empty() { stop_gradient(x) } else { anchors[k] };
+            let anchor = if anchors.is_empty() {
+                stop_gradient(x)
+            } else {
+                anchors[k]
+            };
             let lateral = y - lane(anchor);
             let slope = 0.1 * (0.2 * anchor).cos();
             let heading = (psi - slope.atan()).sin().atan2((psi - slope.atan()).cos());
@@ -1913,9 +1972,23 @@ mod divergence {
             p[6] = 1.6 + 0.5 * p[6];
             let (pp, qq) = (probs(&p[..3]), probs(&p[3..6]));
             let a = p[6];
-            let s: f64 = pp.iter().zip(&qq).map(|(x, y)| x.powf(a) * y.powf(1.0 - a)).sum();
-            assert_close(renyi(&p[..3], &p[3..6], a), s.ln() / (a - 1.0), 1e-12, "renyi");
-            assert_close(tsallis(&p[..3], &p[3..6], a), (s - 1.0) / (a - 1.0), 1e-12, "tsallis");
+            let s: f64 = pp
+                .iter()
+                .zip(&qq)
+                .map(|(x, y)| x.powf(a) * y.powf(1.0 - a))
+                .sum();
+            assert_close(
+                renyi(&p[..3], &p[3..6], a),
+                s.ln() / (a - 1.0),
+                1e-12,
+                "renyi",
+            );
+            assert_close(
+                tsallis(&p[..3], &p[3..6], a),
+                (s - 1.0) / (a - 1.0),
+                1e-12,
+                "tsallis",
+            );
         }
         audit_one("renyi", renyi, renyi_grad, renyi_hessian, &pts);
         audit_one("tsallis", tsallis, tsallis_grad, tsallis_hessian, &pts);
@@ -1931,7 +2004,9 @@ mod divergence {
             assert_close(v, kl, 1e-12, "kl value");
             // d KL / d zq_i = q_i - p_i; d KL / d zp_i = p_i (ln(p_i / q_i) - KL).
             let by_hand_q: Vec<f64> = (0..3).map(|i| qq[i] - pp[i]).collect();
-            let by_hand_p: Vec<f64> = (0..3).map(|i| pp[i] * ((pp[i] / qq[i]).ln() - kl)).collect();
+            let by_hand_p: Vec<f64> = (0..3)
+                .map(|i| pp[i] * ((pp[i] / qq[i]).ln() - kl))
+                .collect();
             assert_all_close(&gq, &by_hand_q, 1e-12, "kl wrt zq");
             assert_all_close(&gp, &by_hand_p, 1e-12, "kl wrt zp");
             // Second order through the registered rule: the Hessian in zq is diag(q) - q q^T.
@@ -2026,7 +2101,10 @@ mod rod {
     #[test]
     fn energy_audit_over_positions() {
         let r = rod();
-        let pts: Vec<Vec<f64>> = points(4861, 10, 8, -1.0, 1.0).iter().map(|p| nodes(p)).collect();
+        let pts: Vec<Vec<f64>> = points(4861, 10, 8, -1.0, 1.0)
+            .iter()
+            .map(|p| nodes(p))
+            .collect();
         audit(
             &Items {
                 what: "rod::energy",
@@ -2049,10 +2127,15 @@ mod rod {
         // Without gravity the energy is invariant under rigid motions: translations and the
         // infinitesimal rotation are in the Hessian's null space at an equilibrium-free point too
         // for translations (the gradient is translation invariant).
-        let free = Rod { weight: 0.0, ..rod() };
+        let free = Rod {
+            weight: 0.0,
+            ..rod()
+        };
         for x in &pts {
             let (_, g, h) = free.energy_hessian(x);
-            let tx: Vec<f64> = (0..10).map(|i| if i % 2 == 0 { 1.0 } else { 0.0 }).collect();
+            let tx: Vec<f64> = (0..10)
+                .map(|i| if i % 2 == 0 { 1.0 } else { 0.0 })
+                .collect();
             let rot: Vec<f64> = (0..5).flat_map(|i| [-x[2 * i + 1], x[2 * i]]).collect();
             assert!(dot(&g, &tx).abs() < 1e-9, "net force");
             assert!(dot(&g, &rot).abs() < 1e-9, "net torque");
@@ -2088,7 +2171,12 @@ mod rod {
             let mut g = gr.to_flat();
             g.extend_from_slice(&gx);
             assert_all_close(&g, &grad(&flat), 1e-12, "energy_all gradient");
-            common::assert_fd_gradient(|y| base.from_flat(&y[..3]).energy(&y[3..]), &flat, &g, "rod all");
+            common::assert_fd_gradient(
+                |y| base.from_flat(&y[..3]).energy(&y[3..]),
+                &flat,
+                &g,
+                "rod all",
+            );
             common::assert_hessian_fd(&h, grad, &flat, 1e-5, "rod all hessian");
             // The energy is linear in each stiffness: those diagonal entries vanish.
             for k in 0..3 {
@@ -2164,15 +2252,24 @@ mod planck {
     #[test]
     fn misfit_derivatives_against_differences() {
         let bands = [0.8, 1.2, 2.0, 3.5];
-        let observed: Vec<f64> = bands.windows(2).map(|w| band(2500.0, w[0], w[1], 16)).collect();
+        let observed: Vec<f64> = bands
+            .windows(2)
+            .map(|w| band(2500.0, w[0], w[1], 16))
+            .collect();
         for t in [1800.0, 2200.0, 2500.0, 2900.0, 3400.0] {
             let d = misfit_derivatives(t, &bands, &observed);
             assert_eq!(d[0], misfit(t, &bands, &observed));
             let h = 1e-2;
             let fd = |k: usize, s: f64| misfit_derivatives(t + s, &bands, &observed)[k];
             for k in 0..3 {
-                let diff = (8.0 * (fd(k, h) - fd(k, -h)) - (fd(k, 2.0 * h) - fd(k, -2.0 * h))) / (12.0 * h);
-                assert_close(d[k + 1], diff, 1e-6, &format!("misfit derivative {}", k + 1));
+                let diff = (8.0 * (fd(k, h) - fd(k, -h)) - (fd(k, 2.0 * h) - fd(k, -2.0 * h)))
+                    / (12.0 * h);
+                assert_close(
+                    d[k + 1],
+                    diff,
+                    1e-6,
+                    &format!("misfit derivative {}", k + 1),
+                );
             }
             let (_, g) = misfit_grad(t, &bands, &observed);
             assert_eq!(g, d[1]);
@@ -2365,7 +2462,12 @@ mod ik {
             let (v, (gt, gd)) = solve_grad(target, damping, 4);
             assert_eq!(v, solve(target, damping, 4));
             let g = [gt[0], gt[1], gd];
-            common::assert_fd_gradient(|x| solve(arr(x), x[2], 4), &[target[0], target[1], damping], &g, "ik");
+            common::assert_fd_gradient(
+                |x| solve(arr(x), x[2], 4),
+                &[target[0], target[1], damping],
+                &g,
+                "ik",
+            );
             let mut into = ([f64::NAN; 2], f64::NAN);
             let vi = solve_grad_into(target, damping, 4, (&mut into.0, &mut into.1));
             assert_eq!(vi, v);
@@ -2436,7 +2538,13 @@ mod slerp {
 
     /// The chord length of a path `a -> pivot -> b` (or `a -> b`) sampled at eased times.
     #[differentiable(wrt(a, b, pivot), order = 2)]
-    pub fn path_length(a: [f64; 3], b: [f64; 3], pivot: [f64; 3], via: Option<usize>, mode: u8) -> f64 {
+    pub fn path_length(
+        a: [f64; 3],
+        b: [f64; 3],
+        pivot: [f64; 3],
+        via: Option<usize>,
+        mode: u8,
+    ) -> f64 {
         let (a, b) = (normalize(a), normalize(b));
         let mut ends = [[0.0; 3]; 2];
         for d in 0..3 {
@@ -2473,7 +2581,9 @@ mod slerp {
             let mut x = a.to_vec();
             x.extend_from_slice(&b);
             x.push(t);
-            check_jacobian("slerp", &x, &j, |y| slerp(arr(y), arr(&y[3..]), y[6]).to_vec());
+            check_jacobian("slerp", &x, &j, |y| {
+                slerp(arr(y), arr(&y[3..]), y[6]).to_vec()
+            });
             // d slerp / dt at any t has length omega (unit speed in angle).
             let omega = dot(&a, &b).acos();
             let speed: f64 = (0..3).map(|i| j[i][6] * j[i][6]).sum::<f64>().sqrt();
@@ -2523,8 +2633,19 @@ mod slerp {
                     grad_into: &|x| {
                         let (a, b, c) = split(x);
                         let mut g = ([f64::NAN; 3], [f64::NAN; 3], [f64::NAN; 3]);
-                        let v = path_length_grad_into(a, b, c, via, mode, (&mut g.0, &mut g.1, &mut g.2));
-                        same_bits(&join(g), &join(path_length_grad(a, b, c, via, mode).1), "slerp");
+                        let v = path_length_grad_into(
+                            a,
+                            b,
+                            c,
+                            via,
+                            mode,
+                            (&mut g.0, &mut g.1, &mut g.2),
+                        );
+                        same_bits(
+                            &join(g),
+                            &join(path_length_grad(a, b, c, via, mode).1),
+                            "slerp",
+                        );
                         (v, join(g))
                     },
                     hvp: Some(&|x, t| {
@@ -2579,7 +2700,10 @@ mod cubic {
         for pt in points(4901, 2, 16, -3.0, 3.0) {
             let (p, q) = (pt[0], pt[1]);
             let (x, (dp, dq)) = largest_root_grad(p, q);
-            assert!((x.powi(3) + p * x + q).abs() < 1e-10, "a root: {p} {q} -> {x}");
+            assert!(
+                (x.powi(3) + p * x + q).abs() < 1e-10,
+                "a root: {p} {q} -> {x}"
+            );
             // F(x, p, q) = x^3 + p x + q = 0: dx/dp = -x / (3x^2 + p), dx/dq = -1 / (3x^2 + p).
             let fx = 3.0 * x * x + p;
             assert_close(dp, -x / fx, 1e-8, "d root / dp");
@@ -2671,7 +2795,12 @@ mod regressions {
             let (a, b) = (arr::<3>(&p), arr::<3>(&p[3..]));
             let (ua, ub) = (unit(a), unit(b));
             let v = f(&p);
-            assert_close(v, ub[0] * ua[1] + ub[2] * ua[1] * ub[0].sin(), 1e-15, "swapped value");
+            assert_close(
+                v,
+                ub[0] * ua[1] + ub[2] * ua[1] * ub[0].sin(),
+                1e-15,
+                "swapped value",
+            );
             let (gv, g) = tuple_of_calls_grad(a, b);
             assert_eq!(gv, v);
             common::assert_fd_gradient(f, &p, &flat(g), "tuple of calls");
@@ -2686,10 +2815,22 @@ mod regressions {
         let w = [0.5, -1.5, 2.0];
         for x in [-1.3, 0.4, 2.2] {
             let cases: [(Option<f64>, Option<usize>, &[f64], f64, f64); 5] = [
-                (Some(3.0), Some(1), &w, 2.0 * (3.0 * x - 1.5 * x * x), 2.0 * (3.0 - 3.0 * x)),
+                (
+                    Some(3.0),
+                    Some(1),
+                    &w,
+                    2.0 * (3.0 * x - 1.5 * x * x),
+                    2.0 * (3.0 - 3.0 * x),
+                ),
                 (Some(3.0), None, &w, 2.0 * 3.0 * x, 6.0),
                 (None, None, &w, 2.0 * (x - 0.5), 2.0),
-                (None, Some(2), &w, 2.0 * (x + 2.0 * x * x), 2.0 * (1.0 + 4.0 * x)),
+                (
+                    None,
+                    Some(2),
+                    &w,
+                    2.0 * (x + 2.0 * x * x),
+                    2.0 * (1.0 + 4.0 * x),
+                ),
                 (None, None, &[0.5, 1.0, 1.0, 1.0], x - 0.5, 1.0),
             ];
             for (scale, pivot, ws, value, slope) in cases {
@@ -2699,12 +2840,27 @@ mod regressions {
                 assert_close(dx, slope, 1e-15, "if let slope");
             }
             let (v, (gx, _), h) = pivoted_hessian(x, Some(2), &w);
-            assert_all_close(&[v, gx, h[0][0]], &[2.0 * x.powi(3), 6.0 * x * x, 12.0 * x], 1e-15, "pivoted");
+            assert_all_close(
+                &[v, gx, h[0][0]],
+                &[2.0 * x.powi(3), 6.0 * x * x, 12.0 * x],
+                1e-15,
+                "pivoted",
+            );
             let (v, (gx, _), h) = pivoted_hessian(x, None, &w);
-            assert_all_close(&[v, gx, h[0][0]], &[x.sin(), x.cos(), -x.sin()], 1e-15, "not pivoted");
+            assert_all_close(
+                &[v, gx, h[0][0]],
+                &[x.sin(), x.cos(), -x.sin()],
+                1e-15,
+                "not pivoted",
+            );
             let (_, (_, gw), h) = pivoted_hessian(x, Some(1), &w);
             assert_all_close(&gw, &[0.0, x.powi(3), 0.0], 1e-15, "pivoted wrt w");
-            assert_all_close(&h[0], &[-9.0 * x, 0.0, 3.0 * x * x, 0.0], 1e-15, "pivoted hessian");
+            assert_all_close(
+                &h[0],
+                &[-9.0 * x, 0.0, 3.0 * x * x, 0.0],
+                1e-15,
+                "pivoted hessian",
+            );
         }
     }
 }
