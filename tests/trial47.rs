@@ -67,7 +67,7 @@ mod meta {
             w[i] = w0[i];
         }
         let n = (train.len() / 4) as f64;
-        let mut g = vec![0.0; 3];
+        let mut g = [0.0; 3];
         for _step in 0..5 {
             for i in 0..3 {
                 g[i] = 0.0;
@@ -1781,7 +1781,7 @@ mod bicycle {
 
     /// `u`: (accel, steer) per step; `anchors`: the `x` at which the lane is read, or empty to read it at
     /// the car's own (stopped) `x`.
-    #[differentiable(wrt(u))]
+    #[differentiable(wrt(u), order = 2)]
     pub fn cost_with(u: &[f64], start: [f64; 4], dt: f64, anchors: &[f64]) -> f64 {
         let mut s = start;
         let mut total = 0.0;
@@ -1804,7 +1804,9 @@ mod bicycle {
         total
     }
 
-    #[differentiable(wrt(u))]
+    /// At `order = 2` through `cost_with`, which tests `anchors.is_empty()` (before: "`cost_with` has no
+    /// generic copy, which an `order = K` caller written for `f64` needs").
+    #[differentiable(wrt(u), order = 2)]
     pub fn cost(u: &[f64], start: [f64; 4], dt: f64) -> f64 {
         cost_with(u, start, dt, &[])
     }
@@ -1835,6 +1837,28 @@ mod bicycle {
             let t = wave(12, 0.8);
             let (_, dv) = cost_jvp(&p, START, 0.1, t.clone());
             assert_close(dv, dot(&g, &t), 1e-12, "mpc jvp");
+        }
+    }
+
+    #[test]
+    fn the_hessian_keeps_the_anchor_constant() {
+        for p in points(4843, 12, 4, -0.3, 0.3) {
+            let anchors = rollout_x(&p, START, 0.1);
+            let (v, g, h) = cost_hessian(&p, START, 0.1);
+            let (fv, fg, fh) = cost_with_hessian(&p, START, 0.1, &anchors);
+            assert_eq!(v, cost(&p, START, 0.1));
+            assert_close(v, fv, 1e-13, "mpc hessian value");
+            assert_all_close(&g, &fg, 1e-12, "mpc hessian gradient");
+            for i in 0..12 {
+                assert_all_close(&h[i], &fh[i], 1e-10, "stopped against fixed anchors");
+            }
+            // The fixed-anchor Hessian against differences of its gradient.
+            let grad = |x: &[f64]| cost_with_grad(x, START, 0.1, &anchors).1;
+            common::assert_hessian_fd(&fh, grad, &p, 1e-5, "mpc hessian");
+            let t = wave(12, 0.4);
+            let (_, _, hv) = cost_hvp(&p, START, 0.1, t.clone());
+            let expected: Vec<f64> = h.iter().map(|row| dot(row, &t)).collect();
+            assert_all_close(&hv, &expected, 1e-9, "mpc hvp");
         }
     }
 
@@ -2756,6 +2780,8 @@ mod regressions {
         x.sin()
     }
 
+    // `if let None = scale` is one of the forms tested.
+    #[allow(clippy::redundant_pattern_matching)]
     #[differentiable]
     pub fn if_let(x: f64, scale: Option<f64>, pivot: Option<usize>, w: &[f64]) -> f64 {
         let mut y = if let Some(k) = scale { k * x } else { x };

@@ -715,8 +715,11 @@ fn why_no_copy_with(
     // `sin_cos`, `fract` and a float's predicates are methods of `Float` too (the first order lowers
     // them, `lower/calls.rs`): a callee using them (`let (s, c) = theta.sin_cos();` in a rotation) had
     // no copy, so its `order = K` callers did not compile.
+    // `is_empty` as `len`: a callee testing `anchors.is_empty()` had no copy, so its `order = K` callers
+    // did not compile (tests/trial47.rs, `bicycle::cost_with`).
     const METHODS: &[&str] = &[
         "len",
+        "is_empty",
         "clone",
         "to_vec",
         "push",
