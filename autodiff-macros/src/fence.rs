@@ -195,7 +195,10 @@ impl<'ast> Visit<'ast> for Fence<'_> {
                  (`&x[a..b]`): bind the bounds to locals instead"
             }
             Expr::Try(_) => "the `?` operator is not supported: a differentiable function returns floats",
-            Expr::Let(_) => "`if let` and `while let` are not supported: use `if` with a comparison or `match`",
+            Expr::Let(_) => {
+                "`while let` and `let` chains (`if let P = e && c`) are not supported: use `match`, or `if` with a \
+                 comparison (an `if let` alone is supported)"
+            }
             Expr::TryBlock(_) | Expr::Yield(_) | Expr::Const(_) | Expr::Infer(_) | Expr::Verbatim(_) => {
                 "this expression is not supported in a differentiable body"
             }

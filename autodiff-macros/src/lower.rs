@@ -624,6 +624,42 @@ impl Lowering<'_> {
         }
     }
 
+    // Input:  let v = f(x);   (then `v[i]`)
+    // Output: the array the call returns, or `None` where `v` is not read as an array or `init` is no call
+    /// `let v = f(..);` then `v[i]`: the call returns an array (but `Vec::new()` is a local, which
+    /// `lower_expr` makes). Also each part of `let (u, v) = (f(a), g(b));`.
+    fn array_let_call(&mut self, p: &syn::PatIdent, init: &Expr) -> Option<Operand> {
+        let name = p.ident.to_string();
+        // Another binding of the name is an array, this one is not (`let x = sq(s);` in a loop
+        // over the parameter `x`; one the function returns is never such).
+        let array_name = self.array_uses.contains(&name)
+            && !self.scalar_lets.contains(&arrays::binding_key(&p.ident));
+        let (true, Expr::Call(c)) = (array_name, strip_parens(init)) else {
+            return None;
+        };
+        // `let row = DESIGN[i];` of a constant matrix from outside, in the generic copy
+        // `constant::<__S, _>(DESIGN[i])`: a constant value of a type the macro does not see, as
+        // it is at first order (`DESIGN[i]` there), not an array the call makes.
+        if is_vec_constructor(c) || is_outside_constant(c) {
+            return None;
+        }
+        // One the function returns has the return type (`let p = g(x); return p;`).
+        let (fixed, len) = match &self.return_array {
+            Some((fixed, len)) if self.returned_names.contains(&name) => {
+                (*fixed, len.clone().filter(|_| *fixed))
+            }
+            _ => (false, None),
+        };
+        let array = self.lower_array_call(c, fixed, &name)?;
+        if let Operand::Array(a) = array {
+            self.arrays[a.0 as usize].untyped = !fixed;
+            if let Some(len) = len {
+                self.fixed_lens.insert(a, len);
+            }
+        }
+        Some(array)
+    }
+
     /// `let pat = init;`
     fn lower_let(&mut self, pat: &Pat, init: &Expr) {
         // `let __m_tris: &Vec<[usize; 3]> = field_ref::<..>(..);` (a struct's field holding a matrix of
@@ -655,31 +691,9 @@ impl Lowering<'_> {
                     self.bind(&name, Some(matrix));
                     return;
                 }
-                // `let v = f(..);` then `v[i]`: the call returns an array (but `Vec::new()` is a local,
-                // which `lower_expr` makes).
-                if let (true, Expr::Call(c)) = (array_name, strip_parens(init)) {
-                    // `let row = DESIGN[i];` of a constant matrix from outside, in the generic copy
-                    // `constant::<__S, _>(DESIGN[i])`: a constant value of a type the macro does not see, as
-                    // it is at first order (`DESIGN[i]` there), not an array the call makes.
-                    if !is_vec_constructor(c) && !is_outside_constant(c) {
-                        // One the function returns has the return type (`let p = g(x); return p;`).
-                        let (fixed, len) = match &self.return_array {
-                            Some((fixed, len)) if self.returned_names.contains(&name) => {
-                                (*fixed, len.clone().filter(|_| *fixed))
-                            }
-                            _ => (false, None),
-                        };
-                        if let Some(array) = self.lower_array_call(c, fixed, &name) {
-                            if let Operand::Array(a) = array {
-                                self.arrays[a.0 as usize].untyped = !fixed;
-                                if let Some(len) = len {
-                                    self.fixed_lens.insert(a, len);
-                                }
-                            }
-                            self.bind(&name, Some(array));
-                            return;
-                        }
-                    }
+                if let Some(array) = self.array_let_call(p, init) {
+                    self.bind(&name, Some(array));
+                    return;
                 }
                 // `let v = if c { g(x) } else { w };` then `v[i]`: the call gives an array.
                 let chosen = matches!(strip_parens(init), Expr::If(_) | Expr::Match(_));
@@ -734,12 +748,24 @@ impl Lowering<'_> {
             Pat::Tuple(tuple) => {
                 if let Expr::Tuple(values) = strip_parens(init) {
                     if values.elems.len() == tuple.elems.len() {
-                        // `let (a, b) = (e1, e2);`: no tuple is built.
+                        // `let (a, b) = (e1, e2);`: no tuple is built; a part that is a call read as an
+                        // array (`let (u, v) = (f(a), g(b));` then `u[i]`) as `let u = f(a);` makes it. Every
+                        // part is made before any is bound (`let (a, b) = (b, a);`).
                         let lowered: Vec<(Operand, &Pat)> = values
                             .elems
                             .iter()
                             .zip(&tuple.elems)
-                            .map(|(e, p)| (self.lower_expr(e, pat_name(p)), p))
+                            .map(|(e, p)| {
+                                let array = match p {
+                                    Pat::Ident(ident) if ident.subpat.is_none() => {
+                                        self.array_let_call(ident, e)
+                                    }
+                                    _ => None,
+                                };
+                                let operand =
+                                    array.unwrap_or_else(|| self.lower_expr(e, pat_name(p)));
+                                (operand, p)
+                            })
                             .collect();
                         for (operand, p) in lowered {
                             self.bind_pattern(p, operand);

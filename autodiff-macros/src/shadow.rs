@@ -136,6 +136,8 @@ pub(crate) fn shadow(
         float_results,
         kept_tuples: constant_tuples_for_calls(item, active_calls),
         ints: integer_params(item),
+        wrapped: wrapped_float_params(item, float),
+        in_wrapped_match: false,
     };
     debug_assert_eq!(name, &crate::naming::generic_copy(&item.sig.ident));
     rewrite.visit_signature_mut(&mut shadow.sig);
@@ -560,6 +562,47 @@ struct Rewrite<'a> {
     kept_tuples: Vec<String>,
     /// `integer_params`: what a kept tuple may read beside literals.
     ints: Vec<String>,
+    /// `wrapped_float_params`: parameters whose type holds the float type inside another generic type
+    /// (`scale: Option<f64>`), which the copy rewrites (`Option<__S>`): the fields a `match` on one binds are
+    /// of the copy's float type already, not lifted by `constant`.
+    wrapped: Vec<String>,
+    /// Set while the arms of a `match` on one of `wrapped` are visited.
+    in_wrapped_match: bool,
+}
+
+// Input:  fn f(x: f64, scale: Option<f64>, k: Option<usize>, w: &[f64])
+// Output: ["scale"]
+/// The parameters whose types hold the float type (`float`, or the other float type, which the copy also
+/// rewrites) as a generic argument of a type other than `Vec` (`Option<f64>`, `Box<f64>`).
+fn wrapped_float_params(item: &syn::ItemFn, float: &str) -> Vec<String> {
+    fn wraps(ty: &Type, float: &str) -> bool {
+        match ty {
+            Type::Reference(r) => wraps(&r.elem, float),
+            Type::Paren(p) => wraps(&p.elem, float),
+            Type::Path(p) if p.qself.is_none() => p.path.segments.iter().any(|segment| {
+                let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
+                    return false;
+                };
+                segment.ident != "Vec"
+                    && args.args.iter().any(|arg| {
+                        matches!(arg, syn::GenericArgument::Type(t)
+                            if crate::naming::names_any(t.to_token_stream(), &[float, "f32", "f64"]))
+                    })
+            }),
+            _ => false,
+        }
+    }
+    item.sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(t) => match (&*t.pat, wraps(&t.ty, float)) {
+                (syn::Pat::Ident(p), true) => Some(p.ident.to_string()),
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect()
 }
 
 /// `f64::EPSILON` and friends, and the `Float` method that gives the same value of a type parameter.
@@ -672,8 +715,11 @@ fn why_no_copy_with(
     // `sin_cos`, `fract` and a float's predicates are methods of `Float` too (the first order lowers
     // them, `lower/calls.rs`): a callee using them (`let (s, c) = theta.sin_cos();` in a rotation) had
     // no copy, so its `order = K` callers did not compile.
+    // `is_empty` as `len`: a callee testing `anchors.is_empty()` had no copy, so its `order = K` callers
+    // did not compile (tests/trial47.rs, `bicycle::cost_with`).
     const METHODS: &[&str] = &[
         "len",
+        "is_empty",
         "clone",
         "to_vec",
         "push",
@@ -2583,9 +2629,10 @@ impl VisitMut for Rewrite<'_> {
     /// declares, which the copy cannot see: `constant` makes a float one `__S` and leaves an integer one
     /// as it is (as for a constant from outside).
     fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
+        let wrapped = std::mem::take(&mut self.in_wrapped_match);
         visit_mut::visit_arm_mut(self, arm);
         let names = crate::bindings::variant_fields(&arm.pat).unwrap_or_default();
-        if names.is_empty() {
+        if names.is_empty() || wrapped {
             return;
         }
         let (scalar, body) = (self.scalar, &arm.body);
@@ -2593,6 +2640,20 @@ impl VisitMut for Rewrite<'_> {
             #(let #names = ::autodiff::__private::constant::<#scalar, _>(#names);)*
             #body
         });
+    }
+
+    // Input:  match scale { Some(k) => k * x, None => x }   (`scale: Option<f64>`, `Option<__S>` in the copy)
+    // Output: the same: `k` is an `__S` already
+    /// A `match` on a parameter of `wrapped`: its arms' fields are not lifted (`visit_arm_mut`).
+    fn visit_expr_match_mut(&mut self, m: &mut syn::ExprMatch) {
+        self.visit_expr_mut(&mut m.expr);
+        let on_wrapped = matches!(&*m.expr, Expr::Path(p)
+            if p.path.get_ident().is_some_and(|name| self.wrapped.iter().any(|w| name == w)));
+        for arm in &mut m.arms {
+            self.in_wrapped_match = on_wrapped;
+            self.visit_arm_mut(arm);
+        }
+        self.in_wrapped_match = false;
     }
 
     /// The constants of a pattern (`0 =>`, `i64::MIN..=-1 =>`, `LIMIT =>`) stay as written: a `match` is

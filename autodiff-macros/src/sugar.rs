@@ -1,7 +1,7 @@
 //! Valid Rust forms rewritten, on the syntax and before the fence, into forms the later passes handle:
 //! destructuring assignments, the values of labeled blocks and of labeled `loop`s that a `break 'a v` leaves
 //! from a loop nested in them, the value of `let v = loop { .. }` whose body jumps to an outer label, and
-//! `match` guards and bindings.
+//! `match` guards and bindings, and `if let` (as the `match` it means).
 //!
 //! ```text
 //! // Input:                                // Output:
@@ -485,6 +485,21 @@ impl VisitMut for Sugar {
             if m.mac.path.is_ident("vec") {
                 crate::chains::rewrite_vec_args(&mut m.mac, |arg| self.visit_expr_mut(arg));
                 return;
+            }
+        }
+        // Input:  if let Some(k) = via { a } else { b }
+        // Output: match via { Some(k) => { a } _ => { b } }
+        // (`_ => {}` without an `else`): the `match` rustc itself reads an `if let` as, which the binding
+        // and guard rewriting below then takes apart like any other. A `let` chain (`if let P = e && c`) is
+        // left to the fence.
+        if let Expr::If(i) = expr {
+            if let Expr::Let(l) = &*i.cond {
+                let (attrs, pat, scrutinee, then) = (&i.attrs, &l.pat, &l.expr, &i.then_branch);
+                let otherwise = match &i.else_branch {
+                    Some((_, e)) => quote!(#e),
+                    None => quote!({}),
+                };
+                *expr = syn::parse_quote!(#(#attrs)* match #scrutinee { #pat => #then _ => #otherwise });
             }
         }
         // Inner forms first: a labeled block inside another, a guard inside an arm.
@@ -1121,6 +1136,18 @@ mod tests {
             rewrite("{ 'a: { if c { break 'a; } s = 1.0; } }"),
             "{ 'a : loop { if c { break 'a ; } s = 1.0 ; break 'a ; } }"
         );
+    }
+
+    #[test]
+    fn an_if_let_is_a_match() {
+        assert_eq!(
+            rewrite("{ if let Some(k) = via { a[k] = x; } let y = if let Kind::A = m { 1.0 } else if c { 2.0 } else { 3.0 }; }"),
+            "{ match via { Some (k) => { a [k] = x ; } _ => { } } let y = match m { Kind :: A => { 1.0 } _ => if c \
+             { 2.0 } else { 3.0 } } ; }"
+        );
+        // A `let` chain is left to the fence.
+        let out = rewrite("{ if let Some(k) = via && k > 1 { a } }");
+        assert!(out.contains("if let"), "{out}");
     }
 
     #[test]
