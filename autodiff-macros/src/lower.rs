@@ -99,6 +99,9 @@ struct Lowering<'a> {
     hoisted: Vec<Stmt>,
     /// The length of fixed-size arrays, where the syntax tells it (`[x; 3]`, `[a, b]`, `x: [f64; N]`).
     fixed_lens: crate::hash::FastMap<Array, proc_macro2::TokenStream>,
+    /// The length of the array literals of the body (`[a, b, c]`, `[0.0; 3]`), by their array: what an
+    /// array literal of them (`let ends = [u, b];`) is read by (`Lowering::rows_of_named_arrays`).
+    literal_lens: crate::hash::FastMap<Array, usize>,
     /// How many loops enclose the code being lowered.
     loop_depth: usize,
     /// For each loop being lowered, innermost last, how many scopes enclose it: a name bound in a scope
@@ -158,6 +161,7 @@ pub(crate) fn lower(
         param_idents: sig.params.iter().map(|p| p.ident.clone()).collect(),
         hoisted: Vec::new(),
         fixed_lens: Default::default(),
+        literal_lens: Default::default(),
         loop_depth: 0,
         loop_scopes: Vec::new(),
         param_vars: Vec::new(),

@@ -961,6 +961,9 @@ impl Lowering<'_> {
         if let Some(matrix) = super::matrices::MatrixInit::of_array(expr) {
             return self.new_fixed_matrix(matrix, hint);
         }
+        if let Some(rows) = self.rows_of_named_arrays(expr) {
+            return self.new_fixed_matrix(super::matrices::MatrixInit::Rows(rows), hint);
+        }
         if let Some(deep) = super::matrices::DeepInit::of(expr) {
             return self.new_deep_local(deep, true, hint);
         }
@@ -979,7 +982,59 @@ impl Lowering<'_> {
         if nested(&init) {
             return self.local_matrix(expr, hint);
         }
-        self.new_local_array(init, true, hint)
+        let len = match expr {
+            Expr::Array(a) => Some(a.elems.len()),
+            Expr::Repeat(r) => match strip_parens(&r.len) {
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(n),
+                    ..
+                }) => n.base10_parse().ok(),
+                _ => None,
+            },
+            _ => None,
+        };
+        let made = self.new_local_array(init, true, hint);
+        if let (Operand::Array(array), Some(len)) = (&made, len) {
+            self.literal_lens.insert(*array, len);
+        }
+        made
+    }
+
+    // Input:  [u, b]          (`u`, `b`: `[f64; 3]` literals of the body, or parameters)
+    // Output: the rows of `[[u[0], u[1], u[2]], [b[0], b[1], b[2]]]`
+    /// An array literal of fixed-size arrays that the body names (`let ends = [u, b];` of two points): the
+    /// matrix whose rows are copies of theirs, as Rust makes it, read element by element where the syntax
+    /// tells their common length (an array literal of the body, `[a, b, c]` or `[0.0; 3]`, or a `[T; 3]`
+    /// parameter). `None` for anything else (an array of other arrays stays `local_matrix`'s error).
+    fn rows_of_named_arrays(&self, expr: &Expr) -> Option<Vec<Vec<Expr>>> {
+        let Expr::Array(literal) = strip_parens(expr) else {
+            return None;
+        };
+        let rows = literal
+            .elems
+            .iter()
+            .map(|row| {
+                let Expr::Path(_) = strip_parens(row) else {
+                    return None;
+                };
+                let array = self.array_named(row)?;
+                let info = &self.arrays[array.0 as usize];
+                if !info.fixed || info.matrix.is_some() {
+                    return None;
+                }
+                let len = match self.literal_lens.get(&array) {
+                    Some(len) => *len,
+                    None => self.fixed_lens.get(&array)?.to_string().parse().ok()?,
+                };
+                Some(
+                    (0..len)
+                        .map(|j| syn::parse_quote!(#row[#j]))
+                        .collect::<Vec<Expr>>(),
+                )
+            })
+            .collect::<Option<Vec<Vec<Expr>>>>()?;
+        let first = rows.first()?.len();
+        (first > 0 && rows.iter().all(|row| row.len() == first)).then_some(rows)
     }
 
     /// `Vec::new()` and `Vec::with_capacity(n)`, if `c` is one of them.
