@@ -737,6 +737,46 @@ fn output_locals(f: &syn::ItemFn, floats: &[String]) -> Option<Vec<syn::Ident>> 
     Some(outs)
 }
 
+/// For each output parameter of `f` (as `output_locals` lists them), whether it is a float (`&mut f64`,
+/// `&mut T`): `f_vjp` takes its cotangent as `impl FloatCotangent<T>` and `f_jvp` its tangent buffer as
+/// `impl FloatTangentBuffer<T>`, which leave `support::ArgOf` and `BufferOf` nothing to infer their type
+/// from, so the harness passes the float and `&mut` of it as they are.
+fn scalar_outputs(f: &syn::ItemFn) -> Vec<bool> {
+    f.sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(t) => match &*t.ty {
+                syn::Type::Reference(r) if r.mutability.is_some() => Some(
+                    !matches!(&*r.elem, syn::Type::Slice(_) | syn::Type::Array(_))
+                        && !matches!(&*r.elem, syn::Type::Path(p)
+                        if p.path.segments.last().is_some_and(|s| s.ident == "Vec")),
+                ),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// `f_vjp`'s argument for the cotangent `d` of an output (a float by value, else `support::ArgOf`).
+fn cotangent_arg(d: proc_macro2::TokenStream, scalar: bool) -> proc_macro2::TokenStream {
+    if scalar {
+        quote!(::core::clone::Clone::clone(&#d))
+    } else {
+        quote!(crate::support::ArgOf::arg_of(&#d))
+    }
+}
+
+/// `f_jvp`'s argument for the tangent buffer `t` of an output (`&mut` of a float, else `support::BufferOf`).
+fn tangent_arg(t: &syn::Ident, scalar: bool) -> proc_macro2::TokenStream {
+    if scalar {
+        quote!(&mut #t)
+    } else {
+        quote!(crate::support::BufferOf::buffer_of(&mut #t))
+    }
+}
+
 /// Is `f_jvp` of `f` checked where its output parameters are (their tangents written into buffers the
 /// harness makes like the outputs): `forward_checked` with each `&mut` parameter read as `&`.
 fn forward_checked_with_outputs(
@@ -1382,10 +1422,15 @@ impl Rewriter<'_> {
         // and the outputs (written into buffers of garbage) seen through a cotangent `d` against `f_vjp`'s
         // gradient for `d` seen through the tangent.
         let touts: Vec<syn::Ident> = outs.iter().map(|o| format_ident!("{o}_t")).collect();
+        let scalars = scalar_outputs(twin);
         let d_outs = (1..=outs.len()).map(|k| {
+            let scalar = scalars.get(k - 1).copied().unwrap_or(false);
             let k = syn::Index::from(k);
-            quote!(crate::support::ArgOf::arg_of(&__d.#k))
+            cotangent_arg(quote!(__d.#k), scalar)
         });
+        let t_outs: Vec<proc_macro2::TokenStream> = (touts.iter().enumerate())
+            .map(|(k, t)| tangent_arg(t, scalars.get(k).copied().unwrap_or(false)))
+            .collect();
         let tangent = if tangents && !outs.is_empty() {
             quote! {
                 #(
@@ -1395,7 +1440,7 @@ impl Rewriter<'_> {
                 let (_, __dv) = #jvp(
                     #(#args,)*
                     ::core::clone::Clone::clone(&__t),
-                    #(crate::support::BufferOf::buffer_of(&mut #touts)),*
+                    #(#t_outs),*
                 );
                 let __k = &mut 0usize;
                 let __d = (
@@ -1584,9 +1629,11 @@ impl Rewriter<'_> {
         let d_ret = ret
             .iter()
             .map(|_| quote!(::core::clone::Clone::clone(&__d.0)));
+        let scalars = scalar_outputs(f);
         let d_outs = (0..outs.len()).map(|k| {
+            let scalar = scalars.get(k).copied().unwrap_or(false);
             let k = syn::Index::from(k + offset);
-            quote!(crate::support::ArgOf::arg_of(&__d.#k))
+            cotangent_arg(quote!(__d.#k), scalar)
         });
         let (bind, vjp_result) = match &ret {
             Some(ret) => (quote!(let __r: #ret), quote!((__r, __g))),
@@ -1599,6 +1646,9 @@ impl Rewriter<'_> {
         // `f_vjp`'s gradient for `d` seen through `t`.
         let tangent = if tangents {
             let touts: Vec<syn::Ident> = outs.iter().map(|o| format_ident!("{o}_t")).collect();
+            let t_outs: Vec<proc_macro2::TokenStream> = (touts.iter().enumerate())
+                .map(|(k, t)| tangent_arg(t, scalars.get(k).copied().unwrap_or(false)))
+                .collect();
             let (dv, tresults) = match &ret {
                 Some(_) => (quote!((_, __dv)), quote!(__dv,)),
                 None => (quote!(()), quote!()),
@@ -1619,7 +1669,7 @@ impl Rewriter<'_> {
                 let #dv = #jvp(
                     #(#args,)*
                     ::core::clone::Clone::clone(&__t),
-                    #(crate::support::BufferOf::buffer_of(&mut #touts)),*
+                    #(#t_outs),*
                 );
                 crate::support::Eval::through(&(#tresults #(#touts,)*), &__d, &__g, &__t)
             }
