@@ -24,6 +24,7 @@
 //!
 //! It runs after `chains.rs`, so `edges.iter().map(|e| x[e[0]] * x[e[1]]).sum()` reaches it as such a loop.
 
+use crate::tuple_data::{strip, Undereference};
 use proc_macro2::Span;
 use quote::{format_ident, quote};
 use syn::visit_mut::VisitMut;
@@ -486,38 +487,6 @@ fn moved_in(body: &syn::Block, array: &Expr) -> Option<String> {
     };
     syn::visit::Visit::visit_block(&mut assigned, body);
     assigned.found
-}
-
-/// Rewrites `*name` into `name` for each of `names`.
-struct Undereference<'a> {
-    names: &'a [syn::Ident],
-}
-
-impl VisitMut for Undereference<'_> {
-    fn visit_expr_mut(&mut self, expr: &mut Expr) {
-        if let Expr::Unary(u) = expr {
-            if matches!(u.op, syn::UnOp::Deref(_)) {
-                if let Expr::Path(p) = strip(&u.expr) {
-                    if p.qself.is_none()
-                        && p.path.get_ident().is_some_and(|i| self.names.contains(i))
-                    {
-                        *expr = Expr::Path(p.clone());
-                        return;
-                    }
-                }
-            }
-        }
-        syn::visit_mut::visit_expr_mut(self, expr);
-    }
-
-    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
-}
-
-fn strip(expr: &Expr) -> &Expr {
-    match expr {
-        Expr::Paren(p) => strip(&p.expr),
-        other => other,
-    }
 }
 
 #[cfg(test)]

@@ -271,8 +271,8 @@ impl VisitMut for Rewrite<'_> {
 }
 
 /// Rewrites `*name` into `name` for each of `names`.
-struct Undereference<'a> {
-    names: &'a [syn::Ident],
+pub(crate) struct Undereference<'a> {
+    pub(crate) names: &'a [syn::Ident],
 }
 
 impl VisitMut for Undereference<'_> {
@@ -295,7 +295,8 @@ impl VisitMut for Undereference<'_> {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
-fn strip(expr: &Expr) -> &Expr {
+/// `expr` without the parentheses around it.
+pub(crate) fn strip(expr: &Expr) -> &Expr {
     match expr {
         Expr::Paren(p) => strip(&p.expr),
         other => other,

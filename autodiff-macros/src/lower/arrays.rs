@@ -622,18 +622,22 @@ impl Lowering<'_> {
             levels += 1;
             base = &inner.expr;
         }
-        let depth = match strip_parens(base) {
-            Expr::Path(p) => p
-                .path
-                .get_ident()
-                .and_then(|ident| self.integer_matrix(&ident.to_string()))
-                .map(|(ty, _)| crate::signature::nesting_depth(ty)),
-            _ => None,
-        };
-        match depth {
+        match self.integer_matrix_depth(base) {
             Some(depth) if levels < depth => syn::parse_quote!(::autodiff::__private::row),
             _ => syn::parse_quote!(::autodiff::__private::at),
         }
+    }
+
+    /// The depth of nesting of `base` where it names a parameter holding a matrix of integers or flags
+    /// (2 for `tris: &[[usize; 3]]`): what [`Lowering::element_or_row`] and [`Lowering::integer_row`]
+    /// compare the levels of an index with.
+    fn integer_matrix_depth(&self, base: &Expr) -> Option<usize> {
+        let Expr::Path(p) = strip_parens(base) else {
+            return None;
+        };
+        let ident = p.path.get_ident()?;
+        self.integer_matrix(&ident.to_string())
+            .map(|(ty, _)| crate::signature::nesting_depth(ty))
     }
 
     /// Is `expr` a row of a parameter holding a matrix of integers or flags (`tris[t]`, `nbrs[i]`, not an
@@ -651,15 +655,8 @@ impl Lowering<'_> {
             levels += 1;
             base = &inner.expr;
         }
-        let depth = match strip_parens(base) {
-            Expr::Path(p) => p
-                .path
-                .get_ident()
-                .and_then(|ident| self.integer_matrix(&ident.to_string()))
-                .map(|(ty, _)| crate::signature::nesting_depth(ty)),
-            _ => None,
-        };
-        depth.is_some_and(|depth| levels < depth)
+        self.integer_matrix_depth(base)
+            .is_some_and(|depth| levels < depth)
     }
 
     /// `row` in `row[j]` of `let row = DESIGN[i];` (`outside_rows`): the constant row.
