@@ -402,6 +402,7 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
                 d_ret_ty: &d_ret_ty,
                 cotangent_types: &cotangent_types,
                 tangent_types: &tangent_types,
+                out_tangent_types: &out_tangent_types(slots, &tangent_types, outputs.as_ref()),
                 into_types: &into_types,
                 vjp_extra: &vjp_extra,
                 jvp_extra: &jvp_extra,
@@ -491,6 +492,7 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
                 d_ret_ty: &d_ret_ty,
                 cotangent_types: &cotangent_types,
                 tangent_types: &tangent_types,
+                out_tangent_types: &out_tangent_types(slots, &tangent_types, outputs.as_ref()),
                 into_types: &into_types,
                 vjp_extra: &vjp_extra,
                 jvp_extra: &jvp_extra,
@@ -633,14 +635,12 @@ fn passed_on(c: &Companion, shared: &Shared) -> TokenStream {
     // output's slot, made an array here. A `Vec` (not `impl AsRef<[T]>`): the caller converts the
     // tangents of its other arrays by `Into::into` (`forward::call_tangents`), a zero array's too, which
     // needs a target type (rustc's E0283 where a constant `&[f64; 2]` was passed beside the buffer).
-    let mut jvp_tangent_types = tangent_types.to_vec();
+    let jvp_tangent_types = out_tangent_types(slots, tangent_types, outputs.as_ref());
     let mut jvp_tangent_shapes = Vec::new();
-    for ((s, name), ty) in slots.iter().zip(*tangent_names).zip(&mut jvp_tangent_types) {
-        if let (IntoSlot::Array { elem, .. }, None, true) = (&s.into, output_of(s), is_fixed(&s.ty))
-        {
+    for ((s, name), ty) in slots.iter().zip(*tangent_names).zip(*tangent_types) {
+        if out_tangent_is_vec(s, outputs.as_ref()) {
             let shape = quote!(::autodiff::__private::call_cotangent(::core::convert::AsRef::as_ref(&#name)));
             jvp_tangent_shapes.push(quote!(let #name: #ty = #shape;));
-            *ty = quote!(::std::vec::Vec<#elem>);
         }
     }
     for (((s, after), slot), cotangent_ty) in slots
@@ -724,6 +724,39 @@ fn passed_on(c: &Companion, shared: &Shared) -> TokenStream {
 }
 
 /// `[T; N]` or `&[T; N]`.
+/// Does `jvp_out` (`passed_on`) take the tangent of slot `s` as a `Vec` rather than as `jvp` does: a
+/// reader of a fixed-size array (`&[T; N]`), not an output?
+fn out_tangent_is_vec(s: &Slot, outputs: Option<&Outputs>) -> bool {
+    let output = outputs.is_some_and(|o| o.outputs.iter().any(|out| out.ident == s.ident));
+    matches!(s.into, IntoSlot::Array { .. }) && !output && is_fixed(&s.ty)
+}
+
+/// The tangent `jvp_out` takes for slot `s`: `ty` (`jvp`'s), or the `Vec<T>` of `out_tangent_is_vec`.
+/// The fallback copy's `jvp_out` takes the same, as its callers pass them.
+pub(crate) fn out_tangent_type(
+    s: &Slot,
+    ty: &TokenStream,
+    outputs: Option<&Outputs>,
+) -> TokenStream {
+    match &s.into {
+        IntoSlot::Array { elem, .. } if out_tangent_is_vec(s, outputs) => {
+            quote!(::std::vec::Vec<#elem>)
+        }
+        _ => ty.clone(),
+    }
+}
+
+/// `out_tangent_type` of each slot.
+fn out_tangent_types(
+    slots: &[Slot],
+    tangent_types: &[TokenStream],
+    outputs: Option<&Outputs>,
+) -> Vec<TokenStream> {
+    let each = slots.iter().zip(tangent_types);
+    each.map(|(s, ty)| out_tangent_type(s, ty, outputs))
+        .collect()
+}
+
 pub(crate) fn is_fixed(ty: &Type) -> bool {
     match ty {
         Type::Array(_) => true,
@@ -747,6 +780,8 @@ pub(crate) struct FallbackCopy<'a> {
     pub(crate) d_ret_ty: &'a TokenStream,
     pub(crate) cotangent_types: &'a [TokenStream],
     pub(crate) tangent_types: &'a [TokenStream],
+    /// `jvp_out`'s tangents (`out_tangent_types`).
+    pub(crate) out_tangent_types: &'a [TokenStream],
     pub(crate) into_types: &'a [TokenStream],
     /// With output parameters, `vjp`'s and `jvp`'s parameters after `d_ret` and `tangents`.
     pub(crate) vjp_extra: &'a TokenStream,
@@ -937,6 +972,7 @@ fn fallback_signatures(
     let (params, ret, d_ret_ty) = (generic_all(f.params), generic(f.ret), generic(f.d_ret_ty));
     let cotangent_types = generic_all(f.cotangent_types);
     let tangent_types = generic_all(f.tangent_types);
+    let out_tangent_types = generic_all(f.out_tangent_types);
     let into_types = generic_all(f.into_types);
     let (vjp_extra, jvp_extra) = (generic(f.vjp_extra), generic(f.jvp_extra));
     let fixed = |n: &str| Ident::new(n, Span::mixed_site());
@@ -968,7 +1004,7 @@ fn fallback_signatures(
         ),
         (
             "jvp_out",
-            quote!((#receiver #(#params,)* #tangents: (#(#tangent_types,)*), #d_after: #sized) -> (#ret, #ret)),
+            quote!((#receiver #(#params,)* #tangents: (#(#out_tangent_types,)*), #d_after: #sized) -> (#ret, #ret)),
         ),
     ]
     .into_iter()

@@ -823,6 +823,8 @@ fn named_stand_ins(
     let slots = crate::expand::companion_slots(sig);
     let (mut params, mut cotangents, mut tangents, mut into) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut out_tangents = Vec::new();
+    let outputs = crate::expand::companion_outputs(sig);
     for (i, (p, slot)) in sig.params.iter().zip(&slots).enumerate() {
         if let Kind::Struct(_) = &p.kind {
             // The struct and its values view, as `whole_function` takes them (a caller passes the struct
@@ -830,11 +832,12 @@ fn named_stand_ins(
             let (primal, values) = pair(&p.ident.to_string());
             params.push(quote!(#primal: impl ::core::marker::Sized));
             params.push(quote!(#values: &[#view]));
-            for list in [&mut cotangents, &mut tangents, &mut into] {
+            for list in [&mut cotangents, &mut tangents, &mut out_tangents, &mut into] {
                 list.push(quote!(()));
             }
             cotangents.push(quote!(::std::vec::Vec<#view>));
             tangents.push(quote!(::std::vec::Vec<#view>));
+            out_tangents.push(quote!(::std::vec::Vec<#view>));
             into.push(quote!(::core::option::Option<&mut [#view]>));
             continue;
         }
@@ -842,7 +845,7 @@ fn named_stand_ins(
             // The `()` before any other value (`pairs::plain`).
             let unit = format_ident!("__pair_unit_{}", i, span = Span::call_site());
             params.push(quote!(#unit: ()));
-            for list in [&mut cotangents, &mut tangents, &mut into] {
+            for list in [&mut cotangents, &mut tangents, &mut out_tangents, &mut into] {
                 list.push(quote!(()));
             }
         }
@@ -851,11 +854,17 @@ fn named_stand_ins(
             (Some(t), true) => t.clone(),
             _ => quote!(()),
         });
-        tangents.push(slot.tangent_ty.clone().unwrap_or_else(|| quote!(())));
+        let tangent = slot.tangent_ty.clone().unwrap_or_else(|| quote!(()));
+        out_tangents.push(crate::companion::out_tangent_type(
+            slot,
+            &tangent,
+            outputs.as_ref(),
+        ));
+        tangents.push(tangent);
         into.push(slot.into.ty());
     }
     let ret = sig.ret_ty.to_token_stream();
-    let (d_ret_ty, vjp_extra, jvp_extra) = match crate::expand::companion_outputs(sig) {
+    let (d_ret_ty, vjp_extra, jvp_extra) = match outputs {
         None => (ret.clone(), TokenStream::new(), TokenStream::new()),
         Some(o) => {
             let d: Vec<Ident> = (o.outputs.iter())
@@ -883,6 +892,7 @@ fn named_stand_ins(
         d_ret_ty: &d_ret_ty,
         cotangent_types: &cotangents,
         tangent_types: &tangents,
+        out_tangent_types: &out_tangents,
         into_types: &into,
         vjp_extra: &vjp_extra,
         jvp_extra: &jvp_extra,

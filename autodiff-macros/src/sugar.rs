@@ -68,7 +68,12 @@ pub(crate) fn desugar(block: &mut syn::Block, sig: &syn::Signature) {
         }
     }
     locals.visit_block(block);
-    Sugar { counter: 0, locals }.visit_block_mut(block);
+    Sugar {
+        counter: 0,
+        locals,
+        statement: false,
+    }
+    .visit_block_mut(block);
 }
 
 /// The names the parameters and the `let`s, loops and closures of the body bind (`names`), and the
@@ -109,6 +114,9 @@ struct Sugar {
     counter: usize,
     /// The names of locals, parameters and constants (`Locals`).
     locals: Locals,
+    /// Set for the next expression visited when it is a statement of its block (not its tail), so a
+    /// labeled block there gives no value (`labeled_block`); the visit takes it.
+    statement: bool,
 }
 
 impl Sugar {
@@ -199,10 +207,15 @@ impl Sugar {
     }
 
     /// `'label: { .. }` as a `loop` that runs once (see the module's documentation).
-    fn labeled_block(&mut self, b: &syn::ExprBlock) -> Expr {
+    /// `statement`: the block is a statement of its enclosing block, whose value (`()`) nothing reads.
+    fn labeled_block(&mut self, b: &syn::ExprBlock, statement: bool) -> Expr {
         let label = b.label.as_ref().expect("a labeled block").name.clone();
         let mut block = b.block.clone();
-        let valued = breaks_with_value(&block, &label);
+        // Its value is what a `break 'label v` carries, or else its tail (`let t = 'b: { a * 2.0 };`)
+        // where something reads it and the tail is no statement-like form of type `()`.
+        let valued = breaks_with_value(&block, &label)
+            || (!statement
+                && matches!(block.stmts.last(), Some(Stmt::Expr(tail, None)) if !unit_like(tail)));
         // Without a `break` out of a loop nested in the block, the `loop` gives the value itself; not if
         // the block jumps to an outer loop's label, which the loop-label pass makes a plain `break;` out
         // of this `loop` (which would then need a value).
@@ -453,7 +466,8 @@ impl VisitMut for Sugar {
     // A destructuring assignment that is a statement becomes statements of its block; one that is an
     // expression (a `match` arm's, `|..| (a, b) = ..`) becomes a block (`visit_expr_mut`).
     fn visit_block_mut(&mut self, block: &mut syn::Block) {
-        let mut stmts = Vec::with_capacity(block.stmts.len());
+        let block_len = block.stmts.len();
+        let mut stmts = Vec::with_capacity(block_len);
         for mut stmt in std::mem::take(&mut block.stmts) {
             let rewritten = match &stmt {
                 Stmt::Expr(Expr::Assign(assign), _) => self.destructure(assign),
@@ -467,7 +481,10 @@ impl VisitMut for Sugar {
                     }
                 }
                 None => {
+                    self.statement = matches!(&stmt, Stmt::Expr(_, Some(_)))
+                        || (matches!(&stmt, Stmt::Expr(..)) && stmts.len() + 1 < block_len);
                     self.visit_stmt_mut(&mut stmt);
+                    self.statement = false;
                     self.let_loop_jumping_out(&mut stmt);
                     stmts.extend(hoist_block_value(stmt));
                 }
@@ -477,6 +494,7 @@ impl VisitMut for Sugar {
     }
 
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        let statement = std::mem::take(&mut self.statement);
         // `vec![match k { n if n > 1 => a, _ => b }; 3]`: the macro's arguments are expressions too, which
         // `syn`'s visitors leave as tokens. (Before, a guard there was never rewritten, and the lowering,
         // which takes guards and bindings rewritten, took the first arm whose pattern matched: `_grad`'s
@@ -505,9 +523,11 @@ impl VisitMut for Sugar {
         // Inner forms first: a labeled block inside another, a guard inside an arm.
         visit_mut::visit_expr_mut(self, expr);
         let rewritten = match &*expr {
-            Expr::Block(b) if b.label.is_some() => Some(self.labeled_block(b)),
+            Expr::Block(b) if b.label.is_some() => Some(self.labeled_block(b, statement)),
             Expr::Match(m) => {
-                let Sugar { counter, locals } = self;
+                let Sugar {
+                    counter, locals, ..
+                } = self;
                 let mut fresh = |what: &str| {
                     *counter += 1;
                     format_ident!("__{}_{}", what, *counter, span = Span::mixed_site())
@@ -545,6 +565,31 @@ fn strip_parens(expr: &Expr) -> &Expr {
     match expr {
         Expr::Paren(p) => strip_parens(&p.expr),
         other => other,
+    }
+}
+
+/// Is `tail`, the last expression of a labeled block, a form whose type is `()` (an assignment, a loop,
+/// an `if` without `else`, `()`) rather than a value?
+fn unit_like(tail: &Expr) -> bool {
+    match tail {
+        Expr::Assign(_) | Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => true,
+        Expr::Binary(b) => matches!(
+            b.op,
+            syn::BinOp::AddAssign(_)
+                | syn::BinOp::SubAssign(_)
+                | syn::BinOp::MulAssign(_)
+                | syn::BinOp::DivAssign(_)
+                | syn::BinOp::RemAssign(_)
+                | syn::BinOp::BitXorAssign(_)
+                | syn::BinOp::BitAndAssign(_)
+                | syn::BinOp::BitOrAssign(_)
+                | syn::BinOp::ShlAssign(_)
+                | syn::BinOp::ShrAssign(_)
+        ),
+        Expr::If(i) => i.else_branch.is_none(),
+        Expr::Tuple(t) => t.elems.is_empty(),
+        Expr::Paren(p) => unit_like(&p.expr),
+        _ => false,
     }
 }
 
@@ -1135,6 +1180,26 @@ mod tests {
         assert_eq!(
             rewrite("{ 'a: { if c { break 'a; } s = 1.0; } }"),
             "{ 'a : loop { if c { break 'a ; } s = 1.0 ; break 'a ; } }"
+        );
+    }
+
+    #[test]
+    fn a_labeled_block_whose_value_is_its_tail_gives_it() {
+        // No `break 'b v`: the tail is the value where something reads it.
+        assert_eq!(
+            rewrite("{ let t = 'b: { a * 2.0 }; t * a }"),
+            "{ let t = 'b : loop { break 'b a * 2.0 ; } ; t * a }"
+        );
+        // The tail of the function's body is read too.
+        assert_eq!(rewrite("{ 'b: { a } }"), "{ 'b : loop { break 'b a ; } }");
+        // A statement's value is not, nor a tail of type `()`.
+        assert_eq!(
+            rewrite("{ 'b: { f(a) } s }"),
+            "{ 'b : loop { f (a) ; break 'b ; } s }"
+        );
+        assert_eq!(
+            rewrite("{ 'b: { if c { break 'b; } s += 1.0 } }"),
+            "{ 'b : loop { if c { break 'b ; } s += 1.0 ; break 'b ; } }"
         );
     }
 
