@@ -1068,6 +1068,24 @@ impl Pass<'_> {
                         ),
                     );
                 }
+                // `Some(x)` of an active `x`: a variant, not a function with derivatives.
+                let variant = callee.qself.is_none()
+                    && matches!(
+                        callee.path.get_ident().map(|i| i.to_string()).as_deref(),
+                        Some("Some" | "Ok" | "Err")
+                    );
+                if self.report && any_active && variant {
+                    let name = callee.to_token_stream().to_string();
+                    self.errors.spanned(
+                        callee,
+                        format!(
+                            "`{name}(..)` of a value with a derivative: an `Option` or `Result` carries no \
+                             derivative (a function taking one holds its floats constant), so the derivative \
+                             through it would be lost; pass the float itself, or write \
+                             `{name}(autodiff::stop_gradient(..))` if it is meant as a constant"
+                        ),
+                    );
+                }
                 if self.report && any_active && on_a_type {
                     let name = callee.to_token_stream().to_string().replace(' ', "");
                     self.errors.spanned(

@@ -86,7 +86,10 @@ fn check_float_parameters(sig: &Signature, scalar: &str, errors: &mut Errors) {
         }
         let plain = p.ty.to_token_stream().to_string() == scalar;
         let tuple = crate::signature::float_tuple(&p.kind).is_some();
-        if mentions(&p.ty) && !plain && p.array.is_none() && !p.by_ref && !tuple {
+        // `Option<f64>` by value: the items lift it (`Higher::data_arg`).
+        let option =
+            option_of(&p.ty).is_some_and(|inner| inner.to_token_stream().to_string() == scalar);
+        if mentions(&p.ty) && !plain && p.array.is_none() && !p.by_ref && !tuple && !option {
             errors.spanned(
                 &p.ty,
                 format!(
@@ -96,6 +99,81 @@ fn check_float_parameters(sig: &Signature, scalar: &str, errors: &mut Errors) {
                 ),
             );
         }
+    }
+}
+
+// Input:  fn scaled(x: f64, scale: Option<f64>) -> f64 { x * plain_scale(scale) }   (`order = 2`)
+// Output: an error at `scale` in the call
+/// An error at each `Option<f64>` parameter passed whole to a call of anything but a differentiated
+/// callee (`active`, whose copy takes `Option<__S>`): the generic copy holds it as `Option<__S>`, which a
+/// helper written for `Option<f64>` does not take (rustc's error would name the copy's `__S`).
+fn check_options_passed(
+    item: &syn::ItemFn,
+    sig: &Signature,
+    scalar: &str,
+    active: &[String],
+    errors: &mut Errors,
+) {
+    use syn::visit::Visit;
+    struct Calls<'a> {
+        options: Vec<&'a Ident>,
+        active: &'a [String],
+        scalar: &'a str,
+        errors: &'a mut Errors,
+    }
+    impl<'ast> Visit<'ast> for Calls<'_> {
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            let callee = match &*c.func {
+                syn::Expr::Path(p) => p.path.to_token_stream().to_string(),
+                other => other.to_token_stream().to_string(),
+            };
+            if !self.active.contains(&callee) {
+                for arg in &c.args {
+                    let syn::Expr::Path(p) = arg else { continue };
+                    let Some(name) = p.path.get_ident().filter(|n| self.options.contains(n)) else {
+                        continue;
+                    };
+                    let scalar = self.scalar;
+                    self.errors.spanned(
+                        arg,
+                        format!(
+                            "with `order = K`, `{name}` (an `Option<{scalar}>`) may be passed whole only to a \
+                             `#[differentiable]` function: unwrap it before the call (`{name}.unwrap_or(..)`, a \
+                             `match`), or leave `order = K` out (its first order works)"
+                        ),
+                    );
+                }
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let options = (sig.params.iter())
+        .filter(|p| option_of(&p.ty).is_some_and(|t| t.to_token_stream().to_string() == scalar))
+        .map(|p| &p.ident)
+        .collect();
+    Calls {
+        options,
+        active,
+        scalar,
+        errors,
+    }
+    .visit_block(&item.block);
+}
+
+/// `T` of `Option<T>` (`::core::option::Option<T>`, `std::option::Option<T>`).
+fn option_of(ty: &Type) -> Option<&Type> {
+    let Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match (last.ident == "Option", p.qself.is_none(), args.args.len()) {
+        (true, true, 1) => match args.args.first() {
+            Some(syn::GenericArgument::Type(t)) => Some(t),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -199,6 +277,7 @@ fn through_shadow(
     }
     // Checked on the function as written: the shadow's own float type (`__S`) must not reach a message.
     check_float_parameters(sig, float, errors);
+    check_options_passed(item, sig, float, &calls.active, errors);
     if !errors_free(errors) {
         return TokenStream::new();
     }
@@ -849,6 +928,14 @@ impl Higher<'_> {
             Type::Reference(r) => (&*r.elem, true),
             ty => (ty, false),
         };
+        // `scale: Option<T>`: the float inside lifted as a constant (`check_float_parameters` lets no
+        // other wrapper of the float type through).
+        if let (Some(inner), false) = (option_of(ty), by_ref) {
+            if *self.scalar == inner.to_token_stream().to_string() {
+                let c = local("__c");
+                return quote!(#ident.map(|#c| ::autodiff::__private::value::<#lifted, _>(#c)));
+            }
+        }
         let (elements, array) = match ty {
             Type::Slice(s) => (&*s.elem, false),
             Type::Array(a) => (&*a.elem, true),
