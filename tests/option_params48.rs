@@ -162,3 +162,26 @@ fn ridge_against_differences() {
         }
     }
 }
+
+/// A caller passing `None` at first order (its `_jvp` took the tangent of `None` from its type: rustc's
+/// E0282 before).
+#[differentiable]
+fn undamped(x: f64, s: f64) -> f64 {
+    damped(x, None, None) * s + damped(s, None, None)
+}
+
+#[test]
+fn none_passed_on_at_first_order() {
+    let mut inputs = Inputs(48_106);
+    for _ in 0..10 {
+        let (x, s) = (inputs.next(), inputs.next());
+        let plain = |x: f64, s: f64| damped_plain(x, None, None) * s + damped_plain(s, None, None);
+        let (value, (dx, ds)) = undamped_grad(x, s);
+        assert_eq!(value, undamped(x, s));
+        assert_close(value, plain(x, s), 1e-14, "value");
+        assert_close(dx, central_difference(|x| plain(x, s), x), 1e-6, "d/dx");
+        assert_close(ds, central_difference(|s| plain(x, s), s), 1e-6, "d/ds");
+        let (_, tangent) = undamped_jvp(x, s, (1.0, 0.0));
+        assert_close(tangent, dx, 1e-12, "jvp");
+    }
+}

@@ -862,6 +862,9 @@ impl Forward<'_, '_> {
                 // constant parameter of such a type, a zero of a float or what the callee's slot takes
                 // (`()` for data and integers). `zero_like` of it needed `Mode: Zero`, and the slot's
                 // `()` (rustc's E0308 in the generated code).
+                // `None`: an `Option`'s slot is `()` (its floats are constants of the callee), and the
+                // type of `None` alone is not known (rustc's E0282 of `ConstantArg(&None)`).
+                Operand::Const { tokens, .. } if tokens.to_string() == "None" => quote!(()),
                 Operand::Const {
                     tokens,
                     kind: Kind::Unknown | Kind::Float(None),
