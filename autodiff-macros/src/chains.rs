@@ -87,8 +87,40 @@ fn desugar_chains(mut item: syn::ItemFn, errors: &mut Errors) -> syn::ItemFn {
         float,
         matrices: matrix_params(&item.sig),
     };
+    annotated_integer_sums(&mut item.block);
     pass.visit_block_mut(&mut item.block);
     item
+}
+
+/// Input:  `let n: u32 = counts.iter().sum();`
+/// Output: `let n: u32 = counts.iter().sum::<u32>();`
+///
+/// An integer `let` annotation is the type of a bare `.sum()` or `.product()` it binds: the chain's
+/// accumulator then starts from the integer `0` (`1`), not from the float zero that `f64` sums start from.
+fn annotated_integer_sums(block: &mut syn::Block) {
+    struct Annotate;
+    impl VisitMut for Annotate {
+        fn visit_local_mut(&mut self, local: &mut syn::Local) {
+            if let (Pat::Type(typed), Some(init)) = (&local.pat, &mut local.init) {
+                let integer = matches!(&*typed.ty, syn::Type::Path(p)
+                if p.qself.is_none() && p.path.get_ident().is_some_and(|i| {
+                    crate::shadow::INTEGERS.iter().any(|n| i == n)
+                }));
+                if let (true, Expr::MethodCall(m)) = (integer, &mut *init.expr) {
+                    if (m.method == "sum" || m.method == "product")
+                        && m.args.is_empty()
+                        && m.turbofish.is_none()
+                    {
+                        let ty = &typed.ty;
+                        m.turbofish = Some(syn::parse_quote!(::<#ty>));
+                    }
+                }
+            }
+            visit_mut::visit_local_mut(self, local);
+        }
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    Annotate.visit_block_mut(block);
 }
 
 /// Does the body contain a closure or a method that starts an iterator chain? (Most bodies do not, and are
