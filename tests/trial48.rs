@@ -1903,3 +1903,384 @@ mod integer_sums {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (22) A triplet embedding loss with hard-negative mining: the hardest negative's distance by
+// `max_by(total_cmp)` over a `Vec` of distances, the margin per anchor class by `match` on an integer
+// with `|` and a guard, and the hinge picked by a labeled block that breaks with a value.
+
+mod triplet {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn sq_dist(a: &[f64], b: &[f64]) -> f64 {
+        a.iter().zip(b.iter()).map(|(x, y)| (x - y) * (x - y)).sum()
+    }
+
+    twin! {
+        #[differentiable(wrt(emb))]
+        fn loss / loss_plain(emb: &[f64], dim: usize, labels: &[usize]) -> f64 {
+            let n = labels.len();
+            let mut total = 0.0;
+            for i in 0..n {
+                let anchor = &emb[i * dim..(i + 1) * dim];
+                let mut negatives = Vec::new();
+                let mut positive = 0.0;
+                for j in 0..n {
+                    let d = sq_dist(anchor, &emb[j * dim..(j + 1) * dim]);
+                    if labels[j] != labels[i] {
+                        negatives.push(-d);
+                    } else if j != i {
+                        positive += d;
+                    }
+                }
+                let hardest = -negatives.iter().copied().max_by(|a, b| a.total_cmp(b)).unwrap();
+                let margin = match labels[i] {
+                    0 => 0.5,
+                    1 | 2 => 1.0,
+                    k if k > 5 => 2.0,
+                    _ => 1.5,
+                };
+                let hinge = 'hinge: {
+                    let gap = positive - hardest + margin;
+                    if gap <= 0.0 {
+                        break 'hinge 0.0;
+                    }
+                    if gap < 0.1 {
+                        break 'hinge 5.0 * gap * gap;
+                    }
+                    gap - 0.05
+                };
+                total += hinge;
+            }
+            total / n as f64
+        }
+    }
+
+    #[test]
+    fn hard_negatives() {
+        let labels = [0usize, 0, 1, 1, 2, 7, 7, 4];
+        let dim = 3;
+        let mut checked = 0;
+        for emb in pts(5021, 24, 12, -1.0, 1.0) {
+            let (value, g) = loss_grad(&emb, dim, &labels);
+            assert_eq!(value, loss_plain(&emb, dim, &labels));
+            assert_eq!(loss(&emb, dim, &labels), value);
+            // Away from ties between negatives and from the hinge's kink, differences see the same.
+            let mut tie = false;
+            for i in 0..8 {
+                let mut ds: Vec<f64> = (0..8)
+                    .filter(|&j| labels[j] != labels[i])
+                    .map(|j| sq_dist(&emb[i * 3..i * 3 + 3], &emb[j * 3..j * 3 + 3]))
+                    .collect();
+                ds.sort_by(f64::total_cmp);
+                tie |= ds[1] - ds[0] < 1e-4;
+            }
+            if !tie {
+                assert_fd_gradient(
+                    |e| loss_plain(e, dim, &labels),
+                    &emb,
+                    &g,
+                    "triplet gradient",
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 8, "only {checked} points away from ties");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (23) A smooth two-input activation with a hand-written gradient (`#[custom_gradient]`, its Hessian
+// through the closure at `order = 2`), a discounted return by `.rev().enumerate()`, a tuple from a
+// helper, a `while` with a compound condition, and a `Vec` result built by `push` over `windows(2)`
+// with its `_jacobian`.
+
+mod smooth_net {
+    use super::*;
+    use autodiff::{custom_gradient, differentiable};
+
+    #[custom_gradient]
+    pub fn softplus2(x: f64, y: f64) -> (f64, impl Fn(f64) -> (f64, f64)) {
+        let s = (x + y).exp();
+        ((1.0 + s).ln(), move |dy| {
+            (dy * s / (1.0 + s), dy * s / (1.0 + s))
+        })
+    }
+
+    #[differentiable]
+    pub fn polar(x: f64) -> (f64, f64) {
+        (x.sin(), x.cos())
+    }
+
+    twin! {
+        #[differentiable(order = 2)]
+        fn unit / unit_plain(x: f64, y: f64) -> f64 {
+            let (s, c) = polar(x * y);
+            let mut acc = softplus2(s, c) * x;
+            let mut n = 0;
+            while acc.abs() < 10.0 && n < 3 {
+                acc = acc * 1.5 + c;
+                n += 1;
+            }
+            acc
+        }
+    }
+
+    twin! {
+        #[differentiable]
+        fn discounted / discounted_plain(rewards: &[f64], gamma: f64) -> f64 {
+            let mut acc = 0.0;
+            for (i, r) in rewards.iter().rev().enumerate() {
+                acc += gamma.powi(i as i32) * r * r;
+            }
+            acc
+        }
+    }
+
+    #[differentiable]
+    pub fn gains(x: &[f64]) -> Vec<f64> {
+        let mut out = Vec::new();
+        for w in x.windows(2) {
+            out.push(w[1] * w[0].exp());
+        }
+        out
+    }
+
+    #[test]
+    fn custom_at_order_two_and_forms() {
+        for p in pts(5031, 2, 12, -1.5, 1.5) {
+            let (value, (gx, gy)) = unit_grad(p[0], p[1]);
+            assert_eq!(value, unit_plain(p[0], p[1]));
+            assert_eq!(unit(p[0], p[1]), value);
+            assert_fd_gradient(|q| unit_plain(q[0], q[1]), &p, &[gx, gy], "unit gradient");
+            let (_, _, h) = unit_hessian(p[0], p[1]);
+            assert_hessian_fd(
+                &h,
+                |q| {
+                    let g = unit_grad(q[0], q[1]).1;
+                    vec![g.0, g.1]
+                },
+                &p,
+                1e-5,
+                "unit hessian",
+            );
+        }
+        for x in pts(5032, 6, 10, -1.0, 1.0) {
+            let gamma = 0.5 + 0.4 * x[0].abs();
+            let (value, (gr, gg)) = discounted_grad(&x, gamma);
+            assert_eq!(value, discounted_plain(&x, gamma));
+            assert_eq!(discounted(&x, gamma), value);
+            for i in 0..6 {
+                let by_hand = 2.0 * gamma.powi(5 - i as i32) * x[i];
+                assert_close(gr[i], by_hand, 1e-14, "discounted by hand");
+            }
+            let mut at = x.clone();
+            at.push(gamma);
+            let mut g = gr.clone();
+            g.push(gg);
+            assert_fd_gradient(|q| discounted_plain(&q[..6], q[6]), &at, &g, "discounted");
+            let j = gains_jacobian(&x);
+            let out = gains(&x);
+            assert_eq!(out.len(), 5);
+            for i in 0..5 {
+                assert_close(out[i], x[i + 1] * x[i].exp(), 1e-15, "gains value");
+                let mut row = vec![0.0; 6];
+                row[i] = x[i + 1] * x[i].exp();
+                row[i + 1] = x[i].exp();
+                assert_all_close(&j[i], &row, 1e-14, "gains jacobian by hand");
+            }
+            check_jacobian("gains", &x, &j, |q| {
+                q.windows(2).map(|w| w[1] * w[0].exp()).collect()
+            });
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (24) A damped pendulum model as a `Differentiable` struct with a nested parameter struct and a
+// `#[no_grad]` step count: the energy drift after semi-implicit Euler steps, as methods with
+// `wrt(self)` at `order = 2` calling each other, the Hessian over the flat parameters and `_hvp`.
+
+mod pendulum {
+    use super::*;
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Physics {
+        gravity: f64,
+        length: f64,
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Pendulum {
+        physics: Physics,
+        damping: f64,
+        start: [f64; 2],
+        #[no_grad]
+        steps: usize,
+    }
+
+    impl Pendulum {
+        #[differentiable(wrt(self), order = 2)]
+        pub fn energy(&self, theta: f64, omega: f64) -> f64 {
+            let l = self.physics.length;
+            0.5 * l * l * omega * omega + self.physics.gravity * l * (1.0 - theta.cos())
+        }
+
+        #[differentiable(wrt(self), order = 2)]
+        pub fn drift(&self, dt: f64) -> f64 {
+            let mut theta = self.start[0];
+            let mut omega = self.start[1];
+            let e0 = self.energy(theta, omega);
+            for _ in 0..self.steps {
+                omega -= dt
+                    * (self.physics.gravity / self.physics.length * theta.sin()
+                        + self.damping * omega);
+                theta += dt * omega;
+            }
+            let e = self.energy(theta, omega);
+            (e - e0) * (e - e0)
+        }
+
+        fn plain_drift(&self, dt: f64) -> f64 {
+            let (g, l) = (self.physics.gravity, self.physics.length);
+            let energy = |t: f64, w: f64| 0.5 * l * l * w * w + g * l * (1.0 - t.cos());
+            let (mut t, mut w) = (self.start[0], self.start[1]);
+            let e0 = energy(t, w);
+            for _ in 0..self.steps {
+                w -= dt * (g / l * t.sin() + self.damping * w);
+                t += dt * w;
+            }
+            (energy(t, w) - e0).powi(2)
+        }
+    }
+
+    #[test]
+    fn energy_drift() {
+        let base = Pendulum {
+            physics: Physics {
+                gravity: 9.81,
+                length: 1.0,
+            },
+            damping: 0.0,
+            start: [0.0, 0.0],
+            steps: 20,
+        };
+        for p in pts(5041, 5, 10, 0.0, 1.0) {
+            let flat = [9.0 + p[0], 0.5 + p[1], 0.2 * p[2], 0.3 + p[3], p[4] - 0.5];
+            let model = base.from_flat(&flat);
+            assert_eq!(model.steps, 20);
+            let (value, grad) = model.drift_grad(0.05);
+            assert_close(value, model.plain_drift(0.05), 1e-13, "drift value");
+            assert_eq!(model.drift(0.05), value);
+            assert_fd_gradient(
+                |q| base.from_flat(q).plain_drift(0.05),
+                &flat,
+                &grad.to_flat(),
+                "drift gradient",
+            );
+            let (_, _, h) = model.drift_hessian(0.05);
+            assert_hessian_fd(
+                &h,
+                |q| base.from_flat(q).drift_grad(0.05).1.to_flat(),
+                &flat,
+                1e-5,
+                "drift hessian",
+            );
+            let v = wave(5, 0.2);
+            let (_, _, hv) = model.drift_hvp(0.05, base.from_flat(&v));
+            let by_rows: Vec<f64> = h.iter().map(|row| dot(row, &v)).collect();
+            assert_all_close(&hv.to_flat(), &by_rows, 1e-9, "drift hvp");
+            // The energy's gradient by hand: ∂/∂g = l (1 - cos θ), ∂/∂l = l ω² + g (1 - cos θ).
+            let (theta, omega) = (0.4 * p[0], p[1]);
+            let (_, ge) = model.energy_grad(theta, omega);
+            let (g, l) = (flat[0], flat[1]);
+            assert_all_close(
+                &ge.to_flat(),
+                &[
+                    l * (1.0 - theta.cos()),
+                    l * omega * omega + g * (1.0 - theta.cos()),
+                    0.0,
+                    0.0,
+                    0.0,
+                ],
+                1e-14,
+                "energy by hand",
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (25) A generic `T: Float` softmax temperature calibration at `order = 2` (negative log-likelihood of
+// labels in the log temperature), run in `f64` and `f32`, with `_derivatives` at `order = 3` checked
+// against differences.
+
+mod calibration {
+    use super::*;
+    use autodiff::{differentiable, Float};
+
+    #[differentiable(wrt(log_t), order = 3)]
+    pub fn nll<T: Float>(log_t: T, logits: &[T], classes: usize, labels: &[usize]) -> T {
+        let t = log_t.exp();
+        let mut total = T::zero();
+        for (b, row) in logits.chunks(classes).enumerate() {
+            let mut m = T::neg_infinity();
+            for &z in row {
+                m = m.max(z / t);
+            }
+            let mut s = T::zero();
+            for &z in row {
+                s = s + (z / t - m).exp();
+            }
+            total = total - (row[labels[b]] / t - m - s.ln());
+        }
+        total / T::from(labels.len()).unwrap()
+    }
+
+    fn plain(log_t: f64, logits: &[f64], classes: usize, labels: &[usize]) -> f64 {
+        let t = log_t.exp();
+        logits
+            .chunks(classes)
+            .zip(labels)
+            .map(|(row, &k)| {
+                let lse = row.iter().map(|z| (z / t).exp()).sum::<f64>().ln();
+                lse - row[k] / t
+            })
+            .sum::<f64>()
+            / labels.len() as f64
+    }
+
+    #[test]
+    fn temperature() {
+        let mut r = Inputs(5051);
+        let logits: Vec<f64> = r.vec(15).iter().map(|v| 3.0 * v).collect();
+        let labels = [0usize, 2, 1, 1, 2];
+        let logits32: Vec<f32> = logits.iter().map(|&v| v as f32).collect();
+        for p in pts(5052, 1, 10, -1.0, 1.0) {
+            let l = p[0];
+            let [v, d1, d2, d3] = nll_derivatives(l, &logits, 3, &labels);
+            assert_close(v, plain(l, &logits, 3, &labels), 1e-14, "calibration value");
+            assert_eq!(nll(l, &logits, 3, &labels), v);
+            assert_close(
+                d1,
+                central_difference(|x| plain(x, &logits, 3, &labels), l),
+                1e-8,
+                "d1",
+            );
+            assert_close(
+                d2,
+                central_difference(|x| nll_grad(x, &logits, 3, &labels).1, l),
+                1e-7,
+                "d2",
+            );
+            let second = |x: f64| nll_derivatives(x, &logits, 3, &labels)[2];
+            assert_close(d3, central_difference(second, l), 1e-6, "d3");
+            let (v32, g32) = nll_grad(l as f32, &logits32, 3, &labels);
+            assert_close(v32 as f64, v, 1e-5, "f32 value");
+            assert_close(g32 as f64, d1, 1e-4, "f32 gradient");
+        }
+    }
+}
