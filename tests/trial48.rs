@@ -11,8 +11,12 @@
 //! `stop_gradient` baseline, an `f32` Hill dose-response fit, a generic `T: Float` Michaelis-Menten fit,
 //! an explicit heat-equation step into an output slice (`_jacobian`), a kernel density estimate with an
 //! enum kernel and a registered gradient, a biquad filter, a two-link arm (`_jacobian` by hand), bond
-//! price, duration and convexity at `order = 3` with a yield solved by `loop`/`break` value, and an
-//! optical ABCD system over const generic lenses.
+//! price, duration and convexity at `order = 3` with a yield solved by `loop`/`break` value, an
+//! optical ABCD system over const generic lenses, a triplet loss with hard negatives by `max_by` and a
+//! labeled-block hinge, a custom two-input softplus at `order = 2`, a pendulum struct with a nested
+//! struct at `order = 2`, a generic temperature calibration at `order = 3`, a cumulative hazard with an
+//! in-place prefix sum and `swap`s (and an `f32` Gompertz at `order = 2`), and exponential smoothing
+//! into a state buffer with a recursive de Casteljau curve; and regressions of the two fixes made here.
 //!
 //! For each: the value against a plain copy (or an independent computation), `_grad` against central
 //! differences on many seeded points, and by hand where the formula is short; at `order = 2` the
