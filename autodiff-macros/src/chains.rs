@@ -87,8 +87,40 @@ fn desugar_chains(mut item: syn::ItemFn, errors: &mut Errors) -> syn::ItemFn {
         float,
         matrices: matrix_params(&item.sig),
     };
+    annotated_integer_sums(&mut item.block);
     pass.visit_block_mut(&mut item.block);
     item
+}
+
+/// Input:  `let n: u32 = counts.iter().sum();`
+/// Output: `let n: u32 = counts.iter().sum::<u32>();`
+///
+/// An integer `let` annotation is the type of a bare `.sum()` or `.product()` it binds: the chain's
+/// accumulator then starts from the integer `0` (`1`), not from the float zero that `f64` sums start from.
+fn annotated_integer_sums(block: &mut syn::Block) {
+    struct Annotate;
+    impl VisitMut for Annotate {
+        fn visit_local_mut(&mut self, local: &mut syn::Local) {
+            if let (Pat::Type(typed), Some(init)) = (&local.pat, &mut local.init) {
+                let integer = matches!(&*typed.ty, syn::Type::Path(p)
+                if p.qself.is_none() && p.path.get_ident().is_some_and(|i| {
+                    crate::shadow::INTEGERS.iter().any(|n| i == n)
+                }));
+                if let (true, Expr::MethodCall(m)) = (integer, &mut *init.expr) {
+                    if (m.method == "sum" || m.method == "product")
+                        && m.args.is_empty()
+                        && m.turbofish.is_none()
+                    {
+                        let ty = &typed.ty;
+                        m.turbofish = Some(syn::parse_quote!(::<#ty>));
+                    }
+                }
+            }
+            visit_mut::visit_local_mut(self, local);
+        }
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    Annotate.visit_block_mut(block);
 }
 
 /// Does the body contain a closure or a method that starts an iterator chain? (Most bodies do not, and are
@@ -1190,6 +1222,39 @@ impl Desugar<'_> {
         None
     }
 
+    /// A name that the closure `name` reads from where it was made, but that a binding made since and in
+    /// scope here hides: the parameter of a later closure whose body calls it.
+    ///
+    /// Input:  `let f = |x: f64| x * y; let g = |y: f64| f(y) + y;`
+    /// Output: `y`: inlined in `g`'s body, `f`'s `y` would be `g`'s parameter, not the `y` it captured.
+    fn hidden_capture(&self, name: &str) -> Option<String> {
+        let mut hiding = Vec::new();
+        for entry in self.scopes.iter().rev().flat_map(|s| s.iter().rev()) {
+            match entry {
+                Entry::Closure(c) if c.name == name => {
+                    return hiding.into_iter().find(|n| c.captures.contains(n));
+                }
+                Entry::Shadowed(n) if n == name => return None,
+                Entry::Shadowed(n) => hiding.push(n.clone()),
+                Entry::Closure(_) => {}
+            }
+        }
+        None
+    }
+
+    /// The closure `expr` names, or the error that it reads a name rebound or hidden since it was made.
+    fn callable(&self, expr: &Expr) -> Option<Result<&LocalClosure, String>> {
+        let local = self.closure_named(expr)?;
+        let hidden = local
+            .stale
+            .clone()
+            .or_else(|| self.hidden_capture(&local.name));
+        Some(match hidden {
+            Some(name) => Err(stale_message(&local.name, &name)),
+            None => Ok(local),
+        })
+    }
+
     fn closure_named(&self, expr: &Expr) -> Option<&LocalClosure> {
         match strip_parens(expr) {
             Expr::Path(p) if p.qself.is_none() => self.lookup(&p.path.get_ident()?.to_string()),
@@ -1208,13 +1273,13 @@ impl Desugar<'_> {
 
     /// What `.map(..)` or `.fold(.., f)` applies: a closure written there, a local closure, or a function.
     fn func(&mut self, expr: &Expr) -> Option<Func> {
-        if let Some(local) = self.closure_named(expr) {
-            if let Some(name) = &local.stale {
-                let message = stale_message(&local.name, name);
+        match self.callable(expr) {
+            Some(Ok(local)) => return Some(Func::Closure(local.closure.clone())),
+            Some(Err(message)) => {
                 self.errors.spanned(expr, message);
                 return None;
             }
-            return Some(Func::Closure(local.closure.clone()));
+            None => {}
         }
         match strip_parens(expr) {
             Expr::Closure(c) => {
@@ -1223,7 +1288,11 @@ impl Desugar<'_> {
                     return None;
                 }
                 let mut c = by_value(c);
+                // Its parameters hide the names they bind, for the closures its body calls.
+                let params = c.inputs.iter().flat_map(crate::bindings::bound_names);
+                self.scopes.push(params.map(Entry::Shadowed).collect());
                 self.visit_expr_mut(&mut c.body);
+                self.scopes.pop();
                 Some(Func::Closure(c))
             }
             Expr::Path(p) => Some(Func::Path(p.clone())),
@@ -2394,12 +2463,13 @@ impl Desugar<'_> {
 
     /// `name(args)` of a local closure: its body, with its parameters bound to the arguments.
     fn inline_call(&mut self, call: &syn::ExprCall) -> Option<Expr> {
-        let local = self.closure_named(&call.func)?;
-        if let Some(name) = &local.stale {
-            let message = stale_message(&local.name, name);
-            self.errors.spanned(call, message);
-            return Some(Self::poisoned(call.span()));
-        }
+        let local = match self.callable(&call.func)? {
+            Ok(local) => local,
+            Err(message) => {
+                self.errors.spanned(call, message);
+                return Some(Self::poisoned(call.span()));
+            }
+        };
         let closure = local.closure.clone();
         if closure.inputs.len() != call.args.len() {
             self.errors.spanned(
