@@ -45,6 +45,8 @@ twin! {
 /// The program as the fuzzer shrank it (seed 48001 p67 of `--forms --sugar`), with a result that depends
 /// on `xs`: a helper declared in the body, taking a tuple of constants. (Not through `twin!`, whose `$ty`
 /// hides `&f64` from the macro.)
+// (`ptr_arg`: the fuzzer's `&Vec<f64>` parameter is the form tested.)
+#[allow(clippy::ptr_arg)]
 #[differentiable(wrt(xs))]
 fn shrunk(a: f64, b: &f64, c: f64, xs: &[f64], ys: &Vec<f64>, grid: &[Vec<f64>]) -> f64 {
     #[differentiable]
@@ -70,6 +72,7 @@ fn shrunk(a: f64, b: &f64, c: f64, xs: &[f64], ys: &Vec<f64>, grid: &[Vec<f64>])
     t11 * arr8[0] + arr8[1]
 }
 
+#[allow(clippy::ptr_arg)]
 fn shrunk_plain(a: f64, b: &f64, c: f64, xs: &[f64], ys: &Vec<f64>, grid: &[Vec<f64>]) -> f64 {
     fn h0(xs: &[f64], s: f64, p: (f64, f64)) -> f64 {
         let (p0, p1) = p;
