@@ -91,9 +91,16 @@ fn sweep(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> TokenStream {
             let primal = &param.ident;
             let label = param.ident.to_string();
             if param.array.is_some_and(|shape| shape.matrix) {
-                // The tangent of a matrix, flattened as the matrix is.
+                // The tangent of a matrix, flattened as the matrix is. A matrix read in place
+                // (`views::in_place_matrices`) is not flattened: `#primal` is the matrix.
+                let flat = if fwd.e.in_place.contains(&array) {
+                    let matrix = naming::matrix(primal);
+                    quote!(::autodiff::__private::flatten(&#matrix))
+                } else {
+                    primal.to_token_stream()
+                };
                 checks.push(quote!(
-                    let mut #name = ::autodiff::__private::matrix_tangent(#label, &#name, &#primal);
+                    let mut #name = ::autodiff::__private::matrix_tangent(#label, &#name, &#flat);
                 ));
                 names.push(name.to_token_stream());
                 continue;

@@ -313,6 +313,14 @@ fn sweep(
                     }
                     // A struct's field that no adjoint reached: its struct adds nothing (`structs.rs`).
                     None if p.field => quote!(()),
+                    // A matrix read in place (`views::in_place_matrices`): `#name` is the matrix, not
+                    // its flat copy.
+                    None if shape.matrix
+                        && param_array(i).is_some_and(|a| rev.e.in_place.contains(&a)) =>
+                    {
+                        let matrix = naming::matrix(name);
+                        quote!(::autodiff::__private::zeros_like(&::autodiff::__private::flatten(&#matrix)))
+                    }
                     None => quote!(::autodiff::__private::zeros_like(&#name)),
                 };
                 // A matrix's flat adjoint, in the matrix's shape; a float output's, its one element.
