@@ -185,3 +185,42 @@ fn none_passed_on_at_first_order() {
         assert_close(tangent, dx, 1e-12, "jvp");
     }
 }
+
+/// `Some(y)` of a parameter outside `wrt(..)`, and `Some` of a constant, passed to a function taking an
+/// option: `y` is a constant of the hidden all-parameter sweeps too (`maybe::unplanned`; the call machinery
+/// took `Some` for a callee with derivatives before, rustc's "expected type, found variant `Some`").
+#[differentiable(wrt(x))]
+fn shifted(x: f64, y: f64) -> f64 {
+    damped(x, Some(y), None) * x + damped(y, Some(0.5), Some(y))
+}
+
+fn shifted_plain(x: f64, y: f64) -> f64 {
+    damped_plain(x, Some(y), None) * x + damped_plain(y, Some(0.5), Some(y))
+}
+
+/// A caller of `shifted`, passing a constant where `shifted` keeps its parameter constant.
+#[differentiable]
+fn outer(x: f64) -> f64 {
+    shifted(x.sin(), 0.25) + damped(x, Some(2.0), None)
+}
+
+#[test]
+fn some_of_constants_at_first_order() {
+    let mut inputs = Inputs(48_107);
+    for _ in 0..10 {
+        let (x, y) = (inputs.next(), inputs.next());
+        let (value, dx) = shifted_grad(x, y);
+        assert_eq!(value, shifted(x, y));
+        assert_close(value, shifted_plain(x, y), 1e-14, "value");
+        assert_close(
+            dx,
+            central_difference(|x| shifted_plain(x, y), x),
+            1e-6,
+            "d/dx",
+        );
+        let plain = |x: f64| shifted_plain(x.sin(), 0.25) + damped_plain(x, Some(2.0), None);
+        let (value, d) = outer_grad(x);
+        assert_eq!(value, outer(x));
+        assert_close(d, central_difference(plain, x), 1e-6, "outer");
+    }
+}

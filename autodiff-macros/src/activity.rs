@@ -1069,12 +1069,7 @@ impl Pass<'_> {
                     );
                 }
                 // `Some(x)` of an active `x`: a variant, not a function with derivatives.
-                let variant = callee.qself.is_none()
-                    && matches!(
-                        callee.path.get_ident().map(|i| i.to_string()).as_deref(),
-                        Some("Some" | "Ok" | "Err")
-                    );
-                if self.report && any_active && variant {
+                if self.report && any_active && crate::companion::is_variant(callee) {
                     let name = callee.to_token_stream().to_string();
                     self.errors.spanned(
                         callee,

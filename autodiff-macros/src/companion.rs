@@ -1383,6 +1383,7 @@ fn derivative_of_checked(
 /// qualified path), whose parameters are all differentiated through (`maybe.rs`).
 pub(crate) fn companion_path(callee: &syn::ExprPath) -> Option<(syn::Path, Option<Ident>)> {
     if crate::shadow::is_generic_copy_call(callee)
+        || is_variant(callee)
         || crate::naming::is_associated_call(&callee.path)
         || callee.qself.is_some()
     {
@@ -1392,6 +1393,17 @@ pub(crate) fn companion_path(callee: &syn::ExprPath) -> Option<(syn::Path, Optio
     path.segments.last_mut()?.arguments = syn::PathArguments::None;
     let registered = crate::naming::registered_path(&path);
     Some((imported(&path), registered))
+}
+
+/// Is `callee` `Some`, `Ok` or `Err`: a variant, not a function (`Some(t)` of a parameter outside `wrt(..)`
+/// is kept constant by the hidden sweeps, `maybe::unplanned`; of a differentiated value, an error in
+/// `activity.rs`)?
+pub(crate) fn is_variant(callee: &syn::ExprPath) -> bool {
+    callee.qself.is_none()
+        && callee
+            .path
+            .get_ident()
+            .is_some_and(|i| i == "Some" || i == "Ok" || i == "Err")
 }
 
 // Input:  a call `bump(0.5, t)` in the hidden `__vjp_all`, `t` outside `wrt(..)`
