@@ -450,19 +450,7 @@ fn moved_in(body: &syn::Block, array: &Expr) -> Option<String> {
             syn::visit::visit_expr_assign(self, a);
         }
         fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
-            if matches!(
-                b.op,
-                syn::BinOp::AddAssign(_)
-                    | syn::BinOp::SubAssign(_)
-                    | syn::BinOp::MulAssign(_)
-                    | syn::BinOp::DivAssign(_)
-                    | syn::BinOp::RemAssign(_)
-                    | syn::BinOp::BitAndAssign(_)
-                    | syn::BinOp::BitOrAssign(_)
-                    | syn::BinOp::BitXorAssign(_)
-                    | syn::BinOp::ShlAssign(_)
-                    | syn::BinOp::ShrAssign(_)
-            ) {
+            if crate::lower::loops::is_compound_assign(&b.op) {
                 self.target(&b.left);
             }
             syn::visit::visit_expr_binary(self, b);

@@ -32,7 +32,7 @@ pub(crate) use arrays::array_uses;
 pub(crate) use calls::{is_private_field_window, is_private_receive, is_stop_gradient};
 mod control;
 mod iteration;
-mod loops;
+pub(crate) mod loops;
 mod swap;
 pub(crate) use loops::is_compound_assign;
 pub(crate) use swap::{is_mem_swap, swapped_names, SWAP_FORM};

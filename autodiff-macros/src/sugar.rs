@@ -573,19 +573,7 @@ fn strip_parens(expr: &Expr) -> &Expr {
 fn unit_like(tail: &Expr) -> bool {
     match tail {
         Expr::Assign(_) | Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => true,
-        Expr::Binary(b) => matches!(
-            b.op,
-            syn::BinOp::AddAssign(_)
-                | syn::BinOp::SubAssign(_)
-                | syn::BinOp::MulAssign(_)
-                | syn::BinOp::DivAssign(_)
-                | syn::BinOp::RemAssign(_)
-                | syn::BinOp::BitXorAssign(_)
-                | syn::BinOp::BitAndAssign(_)
-                | syn::BinOp::BitOrAssign(_)
-                | syn::BinOp::ShlAssign(_)
-                | syn::BinOp::ShrAssign(_)
-        ),
+        Expr::Binary(b) => crate::lower::loops::is_compound_assign(&b.op),
         Expr::If(i) => i.else_branch.is_none(),
         Expr::Tuple(t) => t.elems.is_empty(),
         Expr::Paren(p) => unit_like(&p.expr),
