@@ -622,7 +622,7 @@ pub struct Slot<const THROUGH: bool>;
     label = "no derivative comes back through this parameter",
     note = "the function called computes its value from the argument through a function that is not `#[differentiable]` or `#[custom_gradient]`, and no `#[gradient_of]` registers its gradient; as `wrt(..)` leaves the parameter out, the function compiles, but gives no derivative through it",
     note = "put `#[differentiable]` (or `#[custom_gradient]`, or a `#[gradient_of]` registration) on that function, or pass `autodiff::stop_gradient(..)` as the argument if it is meant as a constant",
-    note = "where the function called passes the parameter to a call that takes a tuple or that writes an output parameter, it keeps the parameter constant whether or not that callee has derivatives: to differentiate through it, add it to the `wrt(..)` of the function called"
+    note = "where the function called passes the parameter to a call that takes a tuple or that writes an output parameter, or wraps it in `Some(..)`, `Ok(..)` or `Err(..)`, it keeps the parameter constant whether or not that callee has derivatives: to differentiate through it, add it to the `wrt(..)` of the function called"
 )]
 pub trait DifferentiatedThrough {}
 

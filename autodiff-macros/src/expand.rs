@@ -1698,6 +1698,12 @@ fn calls_of(f: &Function, activity: &Activity, floats: bool) -> Vec<String> {
                 init: crate::ir::ArrayInit::Call { callee, .. },
                 ..
             } if crate::shadow::is_sort_order(callee) => None,
+            // `Some(t)`, `Ok(t)`, `Err(t)`: variants, which the copy writes as they are (`Some(t)` of its
+            // float type); a differentiated `t` in one is an error (`activity.rs`).
+            crate::ir::Stmt::Let {
+                value: crate::ir::Value::Call { callee, .. },
+                ..
+            } if crate::companion::is_variant(callee) => None,
             // A call whose `let` declares integers (`let p: Vec<usize> = argsort(x);`).
             crate::ir::Stmt::NewArray {
                 array,

@@ -682,15 +682,16 @@ fn planned_in_copy(stmt: &Stmt, args: &[Operand], all: &Activity) -> bool {
 
 /// Whether the generic copy `f` (`own` the activity of its `wrt(..)`, `all` that of every float parameter)
 /// calls through `copy_or_as_written!` ([`CopyCall`]), reached only by parameters outside `wrt(..)`, a
-/// callee that takes a tuple (`product((0.5, c))`) or writes an output (`fill(c, &mut v)`): the first
+/// callee that takes a tuple (`product((0.5, c))`) or writes an output (`fill(c, &mut v)`), or makes a
+/// variant of one (`Some(c)`, which carries no derivative, `companion::is_variant`): the first
 /// order's hidden
 /// sweeps keep those parameters constant there ([`unplanned`], [`constant_through`]), and so do the copy's,
 /// which then call it as its primal does, whether or not the callee has derivatives. (Callers
 /// differentiating such a parameter are `require_through!`'s error at their first order.)
 pub(crate) fn copy_unplanned(f: &Function, own: &Activity, all: &Activity) -> bool {
     calls(f).iter().any(|(stmt, callee, args)| {
-        !planned_in_copy(stmt, args, all)
-            && CopyCall::of_callee(callee).is_some()
+        (!planned_in_copy(stmt, args, all) && CopyCall::of_callee(callee).is_some()
+            || crate::companion::is_variant(callee))
             && args.iter().any(|a| all.is_active(a))
             && !args.iter().any(|a| own.is_active(a))
     })

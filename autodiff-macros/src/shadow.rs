@@ -752,6 +752,9 @@ fn why_no_copy_with(
         /// loop over them binds by reference (`let tri = &tris[k];`, `integer_rows.rs`): integers, as
         /// the copy keeps them.
         integer_matrices: Vec<String>,
+        /// The parameters of type `Option<f64>` (by value), held as `Option<__S>` by the copy: constants
+        /// whose `unwrap_or(..)`, `is_some()`, .. read a value of the copy's float type.
+        options: Vec<String>,
         why: Option<String>,
     }
     impl Check<'_> {
@@ -875,7 +878,10 @@ fn why_no_copy_with(
             // expansion holds it constant again.
             let stop =
                 matches!(&*call.func, syn::Expr::Path(p) if crate::lower::is_stop_gradient(p));
-            if !from && !float_fn && !by_name && !stop {
+            // `Some(t)`, `Ok(t)`, `Err(t)`: variants, written as they are in the copy (of its float type).
+            let variant =
+                matches!(&*call.func, syn::Expr::Path(p) if crate::companion::is_variant(p));
+            if !from && !float_fn && !by_name && !stop && !variant {
                 let called = call.func.to_token_stream().to_string();
                 self.fail(format!(
                     "its body calls `{called}`, which is not called by a bare name with a differentiated argument"
@@ -928,9 +934,14 @@ fn why_no_copy_with(
                 m.args.iter().for_each(|a| self.visit_expr(a));
                 return;
             }
+            // `damping.unwrap_or(0.5)` of an `Option<f64>` parameter: an `Option<__S>` in the copy.
+            let of_an_option = matches!(&*m.receiver, syn::Expr::Path(p)
+                if p.path.get_ident().is_some_and(|r| self.options.iter().any(|o| r == o)))
+                && OPTION_METHODS.contains(&name.as_str());
             let known = crate::ir::FloatFn::ALL.iter().any(|(n, _, _)| *n == name)
                 || METHODS.contains(&name.as_str())
-                || integer_method(m);
+                || integer_method(m)
+                || of_an_option;
             if !known {
                 self.fail(format!(
                     "its body calls the method `.{name}()` (iterators hand out references, whose arithmetic \
@@ -1010,7 +1021,10 @@ fn why_no_copy_with(
             };
             let fine = match segments.as_slice() {
                 // `self` of a method, whose fields the copy reads in its float type (`Args::lift_fields`).
-                [one] => self.bindings.contains(one) || one == "self" || constant(one),
+                // `None`, of an `Option` parameter's type (`g(x, None)`, `shift == None`).
+                [one] => {
+                    self.bindings.contains(one) || one == "self" || one == "None" || constant(one)
+                }
                 // An associated constant (`Self::UNIT`), or an integer type's (`i32::MIN`, of a range
                 // pattern), which the copy reads as the function does.
                 [ty, name] if ty == "Self" || INTEGERS.contains(&ty.as_str()) => constant(name),
@@ -1109,6 +1123,15 @@ fn why_no_copy_with(
             syn::FnArg::Receiver(_) => None,
         })
         .collect();
+    let options = (item.sig.inputs.iter())
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(t) => match &*t.pat {
+                syn::Pat::Ident(i) if option_of_float(&t.ty, float) => Some(i.ident.to_string()),
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
     let mut check = Check {
         bindings: &bindings,
         calls,
@@ -1118,11 +1141,37 @@ fn why_no_copy_with(
         matrices,
         tuple_slices,
         integer_matrices,
+        options,
         why: None,
     };
     check.visit_block(&item.block);
     check.visit_signature(&item.sig);
     check.why
+}
+
+/// The methods of an `Option` of floats that the copy reads as the function does (of an `Option<__S>`).
+const OPTION_METHODS: &[&str] = &[
+    "unwrap_or",
+    "unwrap",
+    "expect",
+    "unwrap_or_default",
+    "is_some",
+    "is_none",
+];
+
+/// Is `ty` `Option<f64>` (of `float`)?
+fn option_of_float(ty: &Type, float: &str) -> bool {
+    let Type::Path(p) = ty else { return false };
+    let Some(last) = p.path.segments.last() else {
+        return false;
+    };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return false;
+    };
+    last.ident == "Option"
+        && p.qself.is_none()
+        && args.args.len() == 1
+        && matches!(args.args.first(), Some(syn::GenericArgument::Type(Type::Path(t))) if t.path.is_ident(float))
 }
 
 /// `Vec::new` or `Vec::with_capacity` (also `std::vec::Vec::..`), with no type arguments: an empty `Vec` whose
