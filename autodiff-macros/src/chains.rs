@@ -1181,6 +1181,20 @@ fn mapped_or_filtered(expr: &Expr) -> bool {
     }
 }
 
+/// Is `expr` a slice's windows or chunks (`x.windows(k)`, `x.chunks(k)`, `x.chunks_exact(k)`), which a
+/// chain starts from? (Not `.enumerate()`d: `((i, c), &w)` would bind the window `c` in a nested tuple,
+/// where the lowering does not see it as an array.)
+fn windowed(expr: &Expr) -> bool {
+    match strip_parens(expr) {
+        Expr::MethodCall(m) => {
+            WINDOWS.contains(&m.method.to_string().as_str())
+                && m.args.len() == 1
+                && !is_iterator_source(&m.receiver)
+        }
+        _ => false,
+    }
+}
+
 /// Is `expr` a place that names a slice without computing it (a variable, a field, an element `m[i]`), so
 /// that reading it again at each position reads the same slice?
 fn place(expr: &Expr) -> bool {
@@ -1337,7 +1351,12 @@ impl Desugar<'_> {
                 ("rev", 0) if mapped_or_filtered(&m.receiver) => raw.push((name, None)),
                 // After a `.filter(..)` (`zip_hoisted` moved one after maps onto the source): a stage
                 // pairing each element that reaches it with `b`'s next item.
-                ("zip", 1) if m.turbofish.is_none() && mapped_or_filtered(&m.receiver) => {
+                // After a slice's windows or chunks (`x.chunks_exact(k).zip(labels.iter())`): the same
+                // stage, each window with `b`'s next item.
+                ("zip", 1)
+                    if m.turbofish.is_none()
+                        && (mapped_or_filtered(&m.receiver) || windowed(&m.receiver)) =>
+                {
                     raw.push((name, Some(&m.args[0])))
                 }
                 _ => break,
@@ -1504,7 +1523,8 @@ impl Desugar<'_> {
     /// `.skip(n)`, `.take(n)`, `.copied()`, `.cloned()` after it, `y` a variable, field or element) or a
     /// range `lo..hi`; `None` after reporting anything else.
     fn zipped(&mut self, b: &Expr) -> Option<(Zipped, Vec<Func>)> {
-        const OTHER: &str = "the other side of a `.zip(..)` after `.filter(..)` is a slice (`y`, `&y`, \
+        const OTHER: &str = "the other side of a `.zip(..)` after `.filter(..)`, `.map(..)` or a slice's \
+                             windows or chunks is a slice (`y`, `&y`, \
                              `y.iter()`, maybe with `.skip(n)`, `.take(n)`, `.copied()`) or a range `a..b`, \
                              maybe with `.map(..)` after it: zip before filtering \
                              (`x.iter().zip(y.iter()).filter(..)`), or write a `for` loop";
@@ -2602,7 +2622,8 @@ fn unsupported_adaptor(name: &str) -> String {
         "filter" => "filter after `.enumerate()`, `.zip(..)` and `.rev()`, or write a `for` loop with an `if` inside",
         "filter_map" => "write a `for` loop with an `if` inside",
         "windows" | "chunks" | "chunks_exact" => {
-            "windows and chunks may start a chain (also `.enumerate()`d) but are not zipped or reversed: \
+            "windows and chunks may start a chain (also `.enumerate()`d, or zipped with a slice or a \
+             range: `x.chunks(k).zip(y.iter())`) but are not reversed or zipped onto another side: \
              iterate over indexes and read `x[i]`, `x[i + 1]`"
         }
         _ => "write a `for` loop",

@@ -16,7 +16,7 @@ impl Lowering<'_> {
                                  iterate over a range (`a..b`, `a..=b`, with `.rev()` and `.step_by(k)`), a slice \
                                  (`xs`, `&xs`, `xs.iter()`, also `.step_by(k)`), `xs.iter().enumerate()`, `a.iter().zip(b.iter())` (of \
                                  slices, either side maybe `.rev()`, zipped again for more, also `.enumerate()`d), `xs.windows(k)`, \
-                                 `xs.chunks(k)`, `xs.chunks_exact(k)` (also `.enumerate()`d), or a chain of those with `.map(..)`, `.filter(..)`, \
+                                 `xs.chunks(k)`, `xs.chunks_exact(k)` (also `.enumerate()`d or zipped with a slice), or a chain of those with `.map(..)`, `.filter(..)`, \
                                  `.skip(n)` or `.take(n)`";
         let iter = strip_parens(iter);
         // Over a name whose `let` had an error (reported there): nothing more to say.
