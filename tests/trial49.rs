@@ -1675,3 +1675,431 @@ mod battery {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// (21) A Catmull-Rom path through control points: a closure capturing the active points evaluates
+// each segment, the tip destructured by `let [x, y] = ..`, the length by chords in reverse order.
+
+mod catmull_rom {
+    use super::*;
+    use autodiff::differentiable;
+
+    twin! {
+        #[differentiable(wrt(px, py))]
+        fn point / point_plain(px: [f64; 4], py: [f64; 4], t: f64) -> [f64; 2] {
+            let blend = |c: [f64; 4]| {
+                0.5 * (2.0 * c[1]
+                    + (-c[0] + c[2]) * t
+                    + (2.0 * c[0] - 5.0 * c[1] + 4.0 * c[2] - c[3]) * t * t
+                    + (-c[0] + 3.0 * c[1] - 3.0 * c[2] + c[3]) * t * t * t)
+            };
+            [blend(px), blend(py)]
+        }
+    }
+
+    twin! {
+        #[differentiable(wrt(px, py))]
+        fn length / length_plain(px: [f64; 4], py: [f64; 4], samples: usize) -> f64 {
+            let mut xs = vec![0.0; samples + 1];
+            let mut ys = vec![0.0; samples + 1];
+            for i in 0..=samples {
+                let [x, y] = point(px, py, i as f64 / samples as f64);
+                xs[i] = x;
+                ys[i] = y;
+            }
+            let mut total = 0.0;
+            for (i, &x) in xs.iter().enumerate().rev() {
+                if i == 0 {
+                    break;
+                }
+                total += (x - xs[i - 1]).hypot(ys[i] - ys[i - 1]);
+            }
+            total
+        }
+    }
+
+    #[test]
+    fn catmull_rom_length() {
+        for p in pts(5101, 9, 10, -1.0, 1.0) {
+            let (px, py): ([f64; 4], [f64; 4]) = (arr(&p[..4]), arr(&p[4..8]));
+            let t = 0.5 + 0.5 * p[8];
+            assert_eq!(
+                point(px, py, t),
+                point_plain(px, py, t),
+                "catmull-rom point"
+            );
+            // The curve passes through the middle two points.
+            assert_all_close(&point(px, py, 0.0), &[px[1], py[1]], 1e-15, "through p1");
+            assert_all_close(&point(px, py, 1.0), &[px[2], py[2]], 1e-15, "through p2");
+            let j = point_jacobian(px, py, t);
+            let at: Vec<f64> = px.iter().chain(&py).copied().collect();
+            check_jacobian("catmull-rom jacobian", &at, &j, |q| {
+                point_plain(arr(&q[..4]), arr(&q[4..]), t).to_vec()
+            });
+            let (value, (gx, gy)) = length_grad(px, py, 40);
+            assert_eq!(value, length_plain(px, py, 40), "catmull-rom length");
+            assert_eq!(value, length(px, py, 40), "catmull-rom length");
+            let g: Vec<f64> = gx.iter().chain(&gy).copied().collect();
+            assert_fd_gradient(
+                |q| length_plain(arr(&q[..4]), arr(&q[4..]), 40),
+                &at,
+                &g,
+                "catmull-rom length gradient",
+            );
+            // Translating every point leaves the length unchanged.
+            assert_close(gx.iter().sum::<f64>(), 0.0, 1e-12, "translation invariance");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (22) Softmax cross-entropy generic over `T: Float` at `order = 2`, run at `f64` and `f32`: the
+// Hessian is `diag(p) - p pᵀ` whatever the label.
+
+mod softmax_xent {
+    use super::*;
+    use autodiff::{differentiable, Float};
+
+    #[differentiable(order = 2, wrt(z))]
+    pub fn xent<T: Float>(z: &[T], label: usize) -> T {
+        let top = z.iter().copied().fold(T::neg_infinity(), |a, b| a.max(b));
+        let s = z
+            .iter()
+            .map(|&v| (v - top).exp())
+            .fold(T::zero(), |a, b| a + b);
+        top + s.ln() - z[label]
+    }
+
+    #[test]
+    fn generic_cross_entropy() {
+        for (n, p) in pts(5111, 5, 10, -2.0, 2.0).into_iter().enumerate() {
+            let label = n % 5;
+            let (value, g) = xent_grad(&p, label);
+            let z: f64 = p.iter().map(|v| v.exp()).sum();
+            assert_close(value, z.ln() - p[label], 1e-14, "xent value");
+            let probs: Vec<f64> = p.iter().map(|v| v.exp() / z).collect();
+            for i in 0..5 {
+                let delta = if i == label { 1.0 } else { 0.0 };
+                assert_close(g[i], probs[i] - delta, 1e-14, "xent gradient by hand");
+            }
+            assert_fd_gradient(|q| xent(q, label), &p, &g, "xent gradient");
+            let (_, _, h) = xent_hessian(&p, label);
+            for i in 0..5 {
+                for j in 0..5 {
+                    let d = if i == j { probs[i] } else { 0.0 };
+                    assert_close(
+                        h[i][j],
+                        d - probs[i] * probs[j],
+                        1e-14,
+                        "xent hessian by hand",
+                    );
+                }
+            }
+            assert_hessian_fd(&h, |q| xent_grad(q, label).1, &p, 1e-6, "xent hessian");
+            let p32: Vec<f32> = p.iter().map(|&v| v as f32).collect();
+            let (_, _, h32) = xent_hessian(&p32, label);
+            for i in 0..5 {
+                for j in 0..5 {
+                    assert_close(h32[i][j] as f64, h[i][j], 1e-5, "xent f32 hessian");
+                }
+            }
+            let v = wave(5, 0.5);
+            let (_, _, hv) = xent_hvp(&p, label, v.clone());
+            assert_all_close(&hv, &common::mat_vec(&h, &v), 1e-13, "xent hvp");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (23) A hidden Markov model's forward algorithm in log space with a labeled `break 'outer` once the
+// observations run out, emissions chosen by `match` on the observed symbol, at `order = 2`.
+
+mod hmm {
+    use super::*;
+    use autodiff::differentiable;
+
+    twin! {
+        #[differentiable(order = 2, wrt(stay, emit))]
+        fn log_likelihood / log_likelihood_plain(stay: [f64; 2], emit: [f64; 2], obs: &[usize], limit: usize) -> f64 {
+            let p = [1.0 / (1.0 + (-stay[0]).exp()), 1.0 / (1.0 + (-stay[1]).exp())];
+            let e = [1.0 / (1.0 + (-emit[0]).exp()), 1.0 / (1.0 + (-emit[1]).exp())];
+            let mut alpha = [0.5, 0.5];
+            let mut log_total = 0.0;
+            let mut t = 0;
+            'outer: loop {
+                for _ in 0..2 {
+                    if t >= obs.len() || t >= limit {
+                        break 'outer;
+                    }
+                    let like = match obs[t] {
+                        0 => [e[0], e[1]],
+                        _ => [1.0 - e[0], 1.0 - e[1]],
+                    };
+                    let next = [
+                        (alpha[0] * p[0] + alpha[1] * (1.0 - p[1])) * like[0],
+                        (alpha[0] * (1.0 - p[0]) + alpha[1] * p[1]) * like[1],
+                    ];
+                    let norm = next[0] + next[1];
+                    log_total += norm.ln();
+                    alpha = [next[0] / norm, next[1] / norm];
+                    t += 1;
+                }
+            }
+            log_total
+        }
+    }
+
+    /// The likelihood by summing over all state paths.
+    fn brute(stay: [f64; 2], emit: [f64; 2], obs: &[usize]) -> f64 {
+        let s = |x: f64| 1.0 / (1.0 + (-x).exp());
+        let (p, e) = ([s(stay[0]), s(stay[1])], [s(emit[0]), s(emit[1])]);
+        let n = obs.len();
+        let mut total = 0.0;
+        for path in 0..(1usize << (n + 1)) {
+            let states: Vec<usize> = (0..=n).map(|k| (path >> k) & 1).collect();
+            let mut prob = 0.5;
+            for t in 0..n {
+                let (a, b) = (states[t], states[t + 1]);
+                prob *= if a == b { p[a] } else { 1.0 - p[a] };
+                prob *= if obs[t] == 0 { e[b] } else { 1.0 - e[b] };
+            }
+            total += prob;
+        }
+        total.ln()
+    }
+
+    #[test]
+    fn hmm_forward() {
+        let obs = [0, 1, 1, 0, 0, 0, 1];
+        for q in pts(5121, 4, 10, -2.0, 2.0) {
+            let (stay, emit): ([f64; 2], [f64; 2]) = (arr(&q[..2]), arr(&q[2..]));
+            let (value, (gs, ge)) = log_likelihood_grad(stay, emit, &obs, 100);
+            assert_eq!(
+                value,
+                log_likelihood_plain(stay, emit, &obs, 100),
+                "hmm value"
+            );
+            assert_eq!(value, log_likelihood(stay, emit, &obs, 100), "hmm value");
+            assert_close(
+                value,
+                brute(stay, emit, &obs),
+                1e-12,
+                "hmm against all paths",
+            );
+            let (short, _) = log_likelihood_grad(stay, emit, &obs, 4);
+            assert_close(short, brute(stay, emit, &obs[..4]), 1e-12, "hmm cut short");
+            let g: Vec<f64> = gs.iter().chain(&ge).copied().collect();
+            assert_fd_gradient(
+                |x| brute(arr(&x[..2]), arr(&x[2..]), &obs),
+                &q,
+                &g,
+                "hmm gradient",
+            );
+            let (_, _, h) = log_likelihood_hessian(stay, emit, &obs, 100);
+            assert_hessian_fd(
+                &h,
+                |x| {
+                    let (_, (a, b)) = log_likelihood_grad(arr(&x[..2]), arr(&x[2..]), &obs, 100);
+                    a.iter().chain(&b).copied().collect()
+                },
+                &q,
+                1e-6,
+                "hmm hessian",
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (24) A chain of masses and springs as a `Differentiable` struct: the potential energy of a
+// configuration as a method under `wrt(self)` (stiffnesses and rest lengths), a helper returning a
+// tuple, `_jvp` of the method along a direction in parameter space.
+
+mod spring_chain {
+    use super::*;
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Chain {
+        pub stiffness: Vec<f64>,
+        pub rest: Vec<f64>,
+        pub gravity: f64,
+    }
+
+    #[differentiable]
+    pub fn stretch(ax: f64, ay: f64, bx: f64, by: f64, rest: f64) -> (f64, f64) {
+        let d = (bx - ax).hypot(by - ay);
+        (d - rest, d)
+    }
+
+    impl Chain {
+        #[differentiable(wrt(self))]
+        pub fn energy(&self, xs: &[f64], ys: &[f64]) -> f64 {
+            let mut total = 0.0;
+            for i in 0..self.stiffness.len() {
+                let (e, _) = stretch(xs[i], ys[i], xs[i + 1], ys[i + 1], self.rest[i]);
+                total += 0.5 * self.stiffness[i] * e * e;
+            }
+            let heights: f64 = ys.iter().sum();
+            total + self.gravity * heights
+        }
+
+        fn plain(&self, xs: &[f64], ys: &[f64]) -> f64 {
+            let springs: f64 = (0..self.stiffness.len())
+                .map(|i| {
+                    let d = ((xs[i + 1] - xs[i]).powi(2) + (ys[i + 1] - ys[i]).powi(2)).sqrt();
+                    0.5 * self.stiffness[i] * (d - self.rest[i]).powi(2)
+                })
+                .sum();
+            springs + self.gravity * ys.iter().sum::<f64>()
+        }
+    }
+
+    #[test]
+    fn spring_chain_energy() {
+        let mut r = Inputs(5131);
+        let xs: Vec<f64> = (0..5).map(|i| i as f64 + 0.2 * r.next()).collect();
+        let ys = r.vec(5);
+        for p in pts(5132, 9, 10, 0.0, 1.0) {
+            let chain = Chain {
+                stiffness: p[..4].iter().map(|v| 1.0 + v).collect(),
+                rest: p[4..8].to_vec(),
+                gravity: p[8],
+            };
+            let (value, g) = chain.energy_grad(&xs, &ys);
+            assert_close(value, chain.plain(&xs, &ys), 1e-14, "chain value");
+            assert_eq!(value, chain.energy(&xs, &ys), "chain value");
+            assert_fd_gradient(
+                |q| chain.from_flat(q).plain(&xs, &ys),
+                &chain.to_flat(),
+                &g.to_flat(),
+                "chain gradient",
+            );
+            assert_close(g.gravity, ys.iter().sum(), 1e-14, "d/d gravity by hand");
+            let direction = chain.from_flat(&wave(9, 0.3));
+            let (jv, dot) = chain.energy_jvp(&xs, &ys, direction.clone());
+            assert_eq!(jv, value, "chain jvp value");
+            common::assert_dot(dot, &g.to_flat(), &direction.to_flat(), 1e-13, "chain jvp");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (25) Lagrange interpolation weights by `product()` over the other nodes, an interpolant at `order = 3`
+// in the evaluation point whose third derivative of a cubic's interpolant is the cubic's.
+
+mod lagrange {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable(order = 3, wrt(x))]
+    pub fn interpolate(x: f64, nodes: &[f64], values: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for (j, &v) in values.iter().enumerate() {
+            let basis: f64 = nodes
+                .iter()
+                .enumerate()
+                .filter(|(m, _)| *m != j)
+                .map(|(_, &xm)| (x - xm) / (nodes[j] - xm))
+                .product();
+            total += v * basis;
+        }
+        total
+    }
+
+    #[test]
+    fn lagrange_cubic() {
+        let nodes = [-1.0, -0.3, 0.4, 1.2];
+        let cubic = |x: f64| {
+            [
+                2.0 - x + 0.5 * x * x + 0.75 * x * x * x,
+                -1.0 + x + 2.25 * x * x,
+                1.0 + 4.5 * x,
+                4.5,
+            ]
+        };
+        let values: Vec<f64> = nodes.iter().map(|&x| cubic(x)[0]).collect();
+        for p in pts(5141, 1, 10, -1.5, 1.5) {
+            let d = interpolate_derivatives(p[0], &nodes, &values);
+            assert_all_close(&d, &cubic(p[0]), 1e-12, "lagrange derivatives of a cubic");
+            assert_eq!(d[0], interpolate(p[0], &nodes, &values), "lagrange value");
+            let (_, g) = interpolate_grad(p[0], &nodes, &values);
+            let fd = common::central_difference(|x| interpolate(x, &nodes, &values), p[0]);
+            assert_close(g, fd, 1e-8, "lagrange gradient against differences");
+            let (_, _, h) = interpolate_hessian(p[0], &nodes, &values);
+            assert_hessian_fd(
+                &h,
+                |q| vec![interpolate_grad(q[0], &nodes, &values).1],
+                &p,
+                1e-6,
+                "lagrange hessian",
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (26) Horner's rule written as `fold(0.0, |acc, &c| acc.mul_add(x, c))`, at `order = 3` in the point
+// and `order = 2` over the coefficients. Regression: at `order = K` the first-order items of an `f64`
+// function declared the fold's accumulator as an untyped `0.0`, so `acc.mul_add(..)` met an ambiguous
+// `{float}` (E0689) in valid code; the accumulator now takes the function's float type.
+
+mod horner {
+    use super::*;
+    use autodiff::differentiable;
+
+    twin! {
+        #[differentiable(order = 3, wrt(x))]
+        fn poly / poly_plain(x: f64, coeffs: &[f64]) -> f64 {
+            coeffs.iter().fold(0.0, |acc, &c| acc.mul_add(x, c))
+        }
+    }
+
+    twin! {
+        #[differentiable(order = 2, wrt(coeffs))]
+        fn fit / fit_plain(coeffs: &[f64], xs: &[f64], ys: &[f64]) -> f64 {
+            let mut total = 0.0;
+            for (&x, &y) in xs.iter().zip(ys) {
+                let p = coeffs.iter().fold(0.0_f64, |acc, &c| acc.mul_add(x, c));
+                total += (p - y).powi(2) + 0.01 * p * p;
+            }
+            total
+        }
+    }
+
+    #[test]
+    fn horner_fold_mul_add() {
+        // 2x³ - x² + 0.5x + 3, highest power first.
+        let coeffs = [2.0, -1.0, 0.5, 3.0];
+        for p in pts(5151, 1, 10, -2.0, 2.0) {
+            let x = p[0];
+            let d = poly_derivatives(x, &coeffs);
+            let by_hand = [
+                2.0 * x.powi(3) - x * x + 0.5 * x + 3.0,
+                6.0 * x * x - 2.0 * x + 0.5,
+                12.0 * x - 2.0,
+                12.0,
+            ];
+            assert_all_close(&d, &by_hand, 1e-13, "horner derivatives");
+            assert_eq!(d[0], poly_plain(x, &coeffs), "horner value");
+            assert_eq!(d[0], poly(x, &coeffs), "horner value");
+        }
+        let mut r = Inputs(5152);
+        let xs = r.vec(9);
+        let ys = r.vec(9);
+        for c in pts(5153, 4, 10, -1.0, 1.0) {
+            let (value, g) = fit_grad(&c, &xs, &ys);
+            assert_eq!(value, fit_plain(&c, &xs, &ys), "horner fit value");
+            assert_eq!(value, fit(&c, &xs, &ys), "horner fit value");
+            assert_fd_gradient(|q| fit_plain(q, &xs, &ys), &c, &g, "horner fit gradient");
+            let (_, _, h) = fit_hessian(&c, &xs, &ys);
+            assert_hessian_fd(
+                &h,
+                |q| fit_grad(q, &xs, &ys).1,
+                &c,
+                1e-6,
+                "horner fit hessian",
+            );
+        }
+    }
+}
