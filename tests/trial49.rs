@@ -12,7 +12,10 @@
 //! mixture density network head with a `stop_gradient` shift, heat-exchanger effectiveness by an enum
 //! of flow arrangements, smoothed total-variation denoising at `order = 2`, the van der Waals
 //! equation at `order = 3`, a diode with series resistance through a custom-gradient Lambert W, and
-//! a battery equivalent-circuit `Differentiable` struct with methods.
+//! a battery equivalent-circuit `Differentiable` struct with methods; then a Catmull-Rom path length,
+//! a generic softmax cross-entropy at `order = 2` (`f32` and `f64`), an HMM forward pass with a labeled
+//! `break 'outer`, a spring chain struct with `_jvp`, Lagrange interpolation at `order = 3`, and Horner's
+//! rule by `fold` and `mul_add` (the regression of the fix made here).
 //!
 //! For each: the value against a plain copy (or an independent computation), `_grad` against central
 //! differences on many seeded points, and by hand where the formula is short; at `order = 2` the
