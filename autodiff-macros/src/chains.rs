@@ -1755,18 +1755,26 @@ impl Desugar<'_> {
                     let Some(func) = self.func(&m.args[1]) else {
                         return Some(Self::poisoned(span));
                     };
+                    // Input:  `.fold(0.0, |acc, &v| acc.mul_add(0.5, v))` in a function of `f64`
+                    // Output: `let mut __acc: f64 = 0.0;`: the fold's result type fixed the literal's
+                    // type; the loop that replaces it must say it, or a method call on the
+                    // accumulator meets an ambiguous `{float}`. A written annotation (below) wins.
+                    if unsuffixed_float(&m.args[0]) {
+                        acc_ty = self.float.as_ref().map(|f| syn::parse_quote!(#f));
+                    }
                     let tail = match func {
                         Func::Closure(c) if c.inputs.len() == 2 => {
                             // Input:  `.fold(0.0, |m: f64, v| m.max(v))`
                             // Output: `let mut __acc: f64 = 0.0;` (`func` dropped the closure's
                             // annotations: read the one written, or the local closure's).
-                            acc_ty = match strip_parens(&m.args[1]) {
+                            let written = match strip_parens(&m.args[1]) {
                                 Expr::Closure(written) => written_types(written).swap_remove(0),
                                 other => self
                                     .closure_named(other)
                                     .and_then(|local| local.param_types.first().cloned())
                                     .flatten(),
                             };
+                            acc_ty = written.or(acc_ty);
                             body.bind(plain_pattern(&c.inputs[1]));
                             let acc_pat = plain_pattern(&c.inputs[0]);
                             let step = &c.body;
@@ -2966,6 +2974,16 @@ fn kept_one(
             #for_loop
             #(#result)*
         }
+    }
+}
+
+/// Whether `expr` is a float literal without a suffix (`0.0`, `-1.5`, `(1e-3)`), whose type the code
+/// around it decides.
+fn unsuffixed_float(expr: &Expr) -> bool {
+    match strip_parens(expr) {
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => unsuffixed_float(&u.expr),
+        Expr::Lit(l) => matches!(&l.lit, syn::Lit::Float(f) if f.suffix().is_empty()),
+        _ => false,
     }
 }
 
