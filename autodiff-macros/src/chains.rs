@@ -146,6 +146,8 @@ fn mentions_closures_or_iterators(block: &syn::Block) -> bool {
                 {
                     self.0 = true
                 }
+                // `for &c in COEFFS.iter()`: read by index (`constant_source`).
+                Expr::ForLoop(f) if constant_source(&f.expr).is_some() => self.0 = true,
                 _ => syn::visit::visit_expr(self, expr),
             }
         }
@@ -1195,6 +1197,64 @@ fn windowed(expr: &Expr) -> bool {
     }
 }
 
+/// The names that `pat` binds to references (`c` of `for c in x.iter()`, `v` of `(i, v)`), not those under
+/// a `&` (`&c`), which bind values.
+fn bound_by_reference(pat: &Pat) -> Vec<String> {
+    match pat {
+        Pat::Ident(p) => vec![p.ident.to_string()],
+        Pat::Type(t) => bound_by_reference(&t.pat),
+        Pat::Paren(p) => bound_by_reference(&p.pat),
+        Pat::Tuple(t) => t.elems.iter().flat_map(bound_by_reference).collect(),
+        _ => Vec::new(),
+    }
+}
+
+// Input:  COEFFS.iter()             &COEFFS                   consts::W.iter().enumerate().rev()
+// Output: (COEFFS, false, false)    (COEFFS, false, false)    (consts::W, true, true)
+/// The array constant a chain or `for` loop iterates (`C.iter()`, `&C`, `C`, maybe `.copied()`, `.rev()`
+/// or `.enumerate()`d), named in SCREAMING_CASE, whether it is enumerated and whether reversed. Read by index over
+/// `0..C.len()` instead, which is the same iteration of any slice, array or `Vec`: a name taken for a
+/// constant wrongly compiles to the same loop (or fails to compile, never a different value).
+fn constant_source(expr: &Expr) -> Option<(Expr, bool, bool)> {
+    let mut expr = strip_parens(expr);
+    let (mut enumerated, mut reversed) = (false, false);
+    // `C.iter().enumerate().rev()`: the pairs `(i, C[i])` from the last; not `C.iter().rev().enumerate()`,
+    // whose count is no index.
+    for (method, flag) in [("rev", &mut reversed), ("enumerate", &mut enumerated)] {
+        if let Expr::MethodCall(m) = expr {
+            if m.method == method && m.args.is_empty() {
+                *flag = true;
+                expr = strip_parens(&m.receiver);
+            }
+        }
+    }
+    while let Expr::MethodCall(m) = expr {
+        match (m.method.to_string().as_str(), m.args.len()) {
+            ("copied" | "cloned" | "iter" | "into_iter", 0) => expr = strip_parens(&m.receiver),
+            ("rev", 0) if !enumerated => {
+                reversed = !reversed;
+                expr = strip_parens(&m.receiver);
+            }
+            _ => return None,
+        }
+    }
+    if let Expr::Reference(r) = expr {
+        if r.mutability.is_some() {
+            return None;
+        }
+        expr = strip_parens(&r.expr);
+    }
+    let Expr::Path(p) = expr else {
+        return None;
+    };
+    let last = p.path.segments.last()?.ident.to_string();
+    let screaming = last.chars().any(|c| c.is_ascii_uppercase())
+        && last
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    (screaming && p.qself.is_none()).then(|| (expr.clone(), enumerated, reversed))
+}
+
 /// Is `expr` a place that names a slice without computing it (a variable, a field, an element `m[i]`), so
 /// that reading it again at each position reads the same slice?
 fn place(expr: &Expr) -> bool {
@@ -1431,7 +1491,27 @@ impl Desugar<'_> {
             }
             _ => (window_of(expr), false),
         };
+        // `COEFFS.iter()`, `&COEFFS`, `COEFFS.iter().enumerate()` of an array constant (of the body or from
+        // outside it), which the lowering reads only by index: a range of its indexes, each element read
+        // at its index, as a window is.
+        let constant = constant_source(expr);
         let (source, window) = match window {
+            _ if constant.is_some() => {
+                let Some((constant, enumerated, reversed)) = constant else {
+                    return Some(Err(()));
+                };
+                let index = self.fresh("index");
+                let value: Expr = syn::parse_quote!(#constant[#index]);
+                let value = match enumerated {
+                    true => syn::parse_quote!((#index, #value)),
+                    false => value,
+                };
+                let source = match reversed {
+                    true => syn::parse_quote!((0..#constant.len()).rev()),
+                    false => syn::parse_quote!(0..#constant.len()),
+                };
+                (source, Some((index, value)))
+            }
             Some(m) => {
                 let (source, index, value) = self.windows(m);
                 let value = match enumerated {
@@ -2427,6 +2507,7 @@ impl Desugar<'_> {
         &mut self,
         f: &mut syn::ExprForLoop,
     ) -> (Vec<syn::Stmt>, Option<syn::ExprForLoop>) {
+        let constant = constant_source(&f.expr).is_some();
         let chain = match self.chain(&f.expr) {
             None => return (Vec::new(), None),
             // The sources as they are, the `for`'s pattern as written (`v` a reference where it was).
@@ -2445,6 +2526,19 @@ impl Desugar<'_> {
                 return (Vec::new(), None);
             }
         };
+        // Over an array constant, the pattern binds each element by value (`let c = COEFFS[__index];`):
+        // `*c` of a `c` bound to a reference (`for c in COEFFS.iter()`) is `c`.
+        if constant {
+            let names = bound_by_reference(&f.pat);
+            let block = Expr::Block(syn::ExprBlock {
+                attrs: Vec::new(),
+                label: None,
+                block: f.body.clone(),
+            });
+            if let Expr::Block(b) = without_derefs(&block, &names) {
+                f.body = b.block;
+            }
+        }
         let element = self.fresh("element");
         let mut body = self.body_of(&chain, &element);
         body.bind(plain_pattern(&f.pat));

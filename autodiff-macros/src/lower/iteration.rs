@@ -662,8 +662,9 @@ impl Lowering<'_> {
     }
 }
 
-/// The error for iterating an array constant (`for &c in COEFFS.iter()`, `for c in &COEFFS`, a `const` of
-/// the body or from outside it), which the macro reads only by index; `None` for anything else.
+/// The error for iterating an array constant (a `const` of the body or from outside it) in a form that
+/// `chains::constant_source` leaves (`COEFFS.iter().zip(x.iter())`), which the macro reads only by index;
+/// `None` for anything else.
 fn constant_iterated(expr: &Expr) -> Option<String> {
     let expr = match strip_parens(expr) {
         Expr::Reference(r) => strip_parens(&r.expr),
@@ -681,8 +682,10 @@ fn constant_iterated(expr: &Expr) -> Option<String> {
     let name = p.to_token_stream().to_string().replace(' ', "");
     screaming.then(|| {
         format!(
-            "an array constant (`{name}`) is not iterated in a differentiable `for` or iterator chain: index \
-             it over a range, `for i in 0..{name}.len() {{ .. {name}[i] .. }}`"
+            "an array constant (`{name}`) is iterated here in a form the macro does not read (zipped with \
+             another side, or counted after `.rev()`): index it over a range, `for i in 0..{name}.len() {{ .. \
+             {name}[i] .. }}` (iterated alone it works: `for &c in {name}.iter()`, `.enumerate()`, `.rev()`, \
+             `{name}.iter().map(..).sum()`)"
         )
     })
 }

@@ -2,14 +2,16 @@ use autodiff::differentiable;
 
 const COEFFS: [f64; 3] = [0.5, -1.0, 2.0];
 
+// An array constant iterated alone works (`for &c in COEFFS.iter()`, read by index); zipped with
+// another side it is not read.
 #[differentiable]
-fn horner(t: f64) -> f64 {
+fn weighted(x: &[f64]) -> f64 {
     let mut acc = 0.0;
-    for &c in COEFFS.iter() {
-        acc = acc * t + c;
+    for (&c, &v) in COEFFS.iter().zip(x.iter()) {
+        acc += c * v * v;
     }
-    for c in &COEFFS {
-        acc += c * t;
+    for (&v, &c) in x.iter().zip(COEFFS.iter()) {
+        acc += c * v;
     }
     acc
 }
