@@ -1248,11 +1248,8 @@ fn constant_source(expr: &Expr) -> Option<(Expr, bool, bool)> {
         return None;
     };
     let last = p.path.segments.last()?.ident.to_string();
-    let screaming = last.chars().any(|c| c.is_ascii_uppercase())
-        && last
-            .chars()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
-    (screaming && p.qself.is_none()).then(|| (expr.clone(), enumerated, reversed))
+    (crate::shadow::screaming(&last) && p.qself.is_none())
+        .then(|| (expr.clone(), enumerated, reversed))
 }
 
 /// Is `expr` a place that names a slice without computing it (a variable, a field, an element `m[i]`), so

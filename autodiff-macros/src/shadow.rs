@@ -2134,7 +2134,7 @@ fn bools(item: &syn::ItemFn) -> Vec<String> {
 }
 
 /// Whether `name` is written like a constant (`G`, `MAX_ITER`, `N`).
-fn screaming(name: &str) -> bool {
+pub(crate) fn screaming(name: &str) -> bool {
     name.chars().any(|c| c.is_ascii_uppercase())
         && name
             .chars()

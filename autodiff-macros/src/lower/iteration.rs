@@ -675,10 +675,7 @@ fn constant_iterated(expr: &Expr) -> Option<String> {
         return None;
     };
     let last = p.path.segments.last()?.ident.to_string();
-    let screaming = last.chars().any(|c| c.is_ascii_uppercase())
-        && last
-            .chars()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    let screaming = crate::shadow::screaming(&last);
     let name = p.to_token_stream().to_string().replace(' ', "");
     screaming.then(|| {
         format!(
